@@ -1,0 +1,54 @@
+"""Attempts: the single source of truth for every grading job."""
+
+from __future__ import annotations
+
+import enum
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import ForeignKey, Index, String
+from sqlalchemy.orm import Mapped, mapped_column
+
+from app.core.db import Base, utcnow
+
+
+class AttemptKind(enum.StrEnum):
+    run = "run"
+    submit = "submit"
+
+
+class AttemptStatus(enum.StrEnum):
+    queued = "queued"
+    running = "running"
+    passed = "passed"
+    failed = "failed"
+    error = "error"
+
+
+FINISHED_STATUSES = frozenset({AttemptStatus.passed, AttemptStatus.failed, AttemptStatus.error})
+
+
+class Attempt(Base):
+    __tablename__ = "attempts"
+    __table_args__ = (Index("ix_attempts_status_heartbeat", "status", "heartbeat_at"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    scenario_version_id: Mapped[int] = mapped_column(ForeignKey("scenario_versions.id"), index=True)
+    interview_id: Mapped[int | None] = mapped_column(
+        ForeignKey("interviews.id", ondelete="SET NULL"), index=True
+    )
+    kind: Mapped[str] = mapped_column(String(8), default=AttemptKind.submit.value)
+    status: Mapped[str] = mapped_column(String(16), default=AttemptStatus.queued.value)
+    files: Mapped[dict[str, Any]]
+    notes: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    hints_used: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    result: Mapped[dict[str, Any] | None]
+    error: Mapped[dict[str, Any] | None]
+    score: Mapped[float | None]
+    tries: Mapped[int] = mapped_column(default=0)
+    worker_id: Mapped[str | None] = mapped_column(String(120))
+    heartbeat_at: Mapped[datetime | None]
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    started_at: Mapped[datetime | None]
+    finished_at: Mapped[datetime | None]

@@ -1,0 +1,122 @@
+"""The `dojo` command line: serve, worker, migrate, create-user, scenarios validate, grade."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from app.core.settings import get_settings
+
+    settings = get_settings()
+    settings.ensure_data_dir()
+    print(f"Transformer Debugging Dojo on http://{args.host}:{args.port}/  (database: {_safe_url()})")
+    uvicorn.run("app.main:create_app", factory=True, host=args.host, port=args.port, log_level="info")
+    return 0
+
+
+def _safe_url() -> str:
+    from sqlalchemy.engine import make_url
+
+    from app.core.settings import get_settings
+
+    return make_url(get_settings().database_url).render_as_string(hide_password=True)
+
+
+def _migrate(_args: argparse.Namespace) -> int:
+    from app.core.db import get_engine
+    from app.core.migrate import upgrade_to_head
+
+    upgrade_to_head(get_engine())
+    print(f"Database at head: {_safe_url()}")
+    return 0
+
+
+def _create_user(args: argparse.Namespace) -> int:
+    from app.core.db import get_engine, new_session
+    from app.core.migrate import upgrade_to_head
+    from app.users.service import UserError, create_user
+
+    upgrade_to_head(get_engine())
+    with new_session() as session:
+        try:
+            user = create_user(session=session, email=args.email, password=args.password, role=args.role)
+        except UserError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        session.commit()
+        print(f"Created {user.role} {user.email} (id {user.id})")
+    return 0
+
+
+def _worker(args: argparse.Namespace) -> int:
+    from app.dispatch.celery_worker import worker_command
+
+    return worker_command(concurrency=args.concurrency, loglevel=args.loglevel)
+
+
+def _validate(args: argparse.Namespace) -> int:
+    from app.engine.commands import validate_command
+
+    return validate_command(args.target, as_json=args.json)
+
+
+def _grade(args: argparse.Namespace) -> int:
+    from app.engine.commands import grade_command
+
+    return grade_command(args.scenario, args.directory, as_json=args.json)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="dojo", description="Transformer Debugging Dojo")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    serve = sub.add_parser("serve", help="run the web app with local grading workers")
+    serve.add_argument("--host", default=os.environ.get("DOJO_HOST", "127.0.0.1"))
+    serve.add_argument("--port", type=int, default=int(os.environ.get("DOJO_PORT", "8000")))
+    serve.set_defaults(func=_serve)
+
+    worker = sub.add_parser("worker", help="run a Celery grading worker (needs BROKER_URL)")
+    worker.add_argument("--concurrency", type=int, default=0, help="0 = one per CPU core")
+    worker.add_argument("--loglevel", default="info")
+    worker.set_defaults(func=_worker)
+
+    migrate = sub.add_parser("migrate", help="bring the database schema to the newest revision")
+    migrate.set_defaults(func=_migrate)
+
+    create = sub.add_parser("create-user", help="add a user")
+    create.add_argument("--email", required=True)
+    create.add_argument("--password", required=True)
+    create.add_argument("--role", required=True, choices=["candidate", "interviewer", "admin"])
+    create.set_defaults(func=_create_user)
+
+    scenarios = sub.add_parser("scenarios", help="scenario packages")
+    scen_sub = scenarios.add_subparsers(dest="scenarios_command", required=True)
+    validate = scen_sub.add_parser("validate", help="run the mutation matrix; exit 1 if invalid")
+    validate.add_argument("target", nargs="?", help="slug of a built-in or path to a package (default: all)")
+    validate.add_argument("--json", action="store_true")
+    validate.set_defaults(func=_validate)
+
+    grade = sub.add_parser("grade", help="grade a directory of candidate files in the sandbox")
+    grade.add_argument("scenario", help="slug of a built-in or path to a package")
+    grade.add_argument("directory")
+    grade.add_argument("--json", action="store_true")
+    grade.set_defaults(func=_grade)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the `dojo` console script."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("alembic").setLevel(logging.WARNING)
+    args = build_parser().parse_args(argv)
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,74 @@
+"""The one shape every way of running untrusted harness code shares.
+
+A runner (plain subprocess for development, bubblewrap in production) takes a HarnessJob and
+returns a HarnessOutcome; the grader never cares which runner it got.
+
+Inside the run the harness finds everything through environment variables, never fixed paths:
+  DOJO_CANDIDATE_DIR  read-only directory with the candidate's files (model.py, data.py, ...)
+  DOJO_HARNESS_DIR    read-only directory with the trusted harness code and data (entry: main.py)
+  DOJO_INPUT          read-only JSON file: the job's input (what to measure, configs)
+  DOJO_OUT            writable directory; the harness writes result.json there
+The working directory is a private, writable scratch directory. The runner starts
+`python -I -B $DOJO_HARNESS_DIR/main.py` and reads back $DOJO_OUT/result.json.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+ErrorKind = Literal["timeout", "memory", "output", "syntax", "import", "crash", "sandbox"]
+ERROR_KINDS: tuple[str, ...] = ("timeout", "memory", "output", "syntax", "import", "crash", "sandbox")
+
+MiB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits for one harness run."""
+
+    cpu_seconds: int = 60
+    wall_seconds: float = 90.0
+    memory_bytes: int = 2048 * MiB
+    max_processes: int = 64
+    max_open_files: int = 256
+    max_file_bytes: int = 64 * MiB
+    max_output_bytes: int = 256 * 1024
+    scratch_bytes: int = 128 * MiB
+    max_result_bytes: int = 4 * MiB
+
+
+@dataclass(frozen=True)
+class HarnessJob:
+    """What to run: candidate files, the trusted harness, and its JSON input."""
+
+    candidate_files: dict[str, str]
+    harness_dir: Path
+    input: dict[str, Any]
+    limits: Limits = field(default_factory=Limits)
+
+
+@dataclass
+class HarnessOutcome:
+    """What came back. `result` is the parsed result.json when the run produced a valid one."""
+
+    result: dict[str, Any] | None
+    error_kind: ErrorKind | None = None
+    error_message: str | None = None
+    stdout: str = ""
+    stderr: str = ""
+    wall_seconds: float = 0.0
+    exit_code: int | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error_kind is None and self.result is not None
+
+
+class Runner(Protocol):
+    """Runs one HarnessJob to completion (or to its limits) and reports the outcome."""
+
+    name: str
+
+    def run(self, job: HarnessJob) -> HarnessOutcome: ...

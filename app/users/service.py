@@ -1,0 +1,56 @@
+"""Creating and finding users."""
+
+from __future__ import annotations
+
+import re
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.core.security import hash_password
+from app.users.models import Role, User
+
+EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+MIN_PASSWORD_LENGTH = 8
+
+
+class UserError(ValueError):
+    """A user could not be created or changed; the message is safe to show."""
+
+
+def normalise_email(email: str) -> str:
+    return email.strip().lower()
+
+
+def validate_password(password: str) -> None:
+    """Refuse passwords too short (or absurdly long) to be sensible."""
+    if len(password) < MIN_PASSWORD_LENGTH:
+        raise UserError(f"Password must be at least {MIN_PASSWORD_LENGTH} characters.")
+    if len(password) > 256:
+        raise UserError("Password must be at most 256 characters.")
+
+
+def get_by_email(*, session: Session, email: str) -> User | None:
+    return session.scalar(select(User).where(User.email == normalise_email(email)))
+
+
+def create_user(*, session: Session, email: str, password: str | None, role: str, display_name: str = "") -> User:
+    """Add a user (flushed, not committed); password None leaves it to be set from an invite."""
+    email = normalise_email(email)
+    if not EMAIL_RE.match(email) or len(email) > 254:
+        raise UserError("Enter a valid email address.")
+    if role not in {r.value for r in Role}:
+        raise UserError(f"Unknown role {role!r}; use candidate, interviewer or admin.")
+    if get_by_email(session=session, email=email) is not None:
+        raise UserError(f"A user with email {email} already exists.")
+    if password is not None:
+        validate_password(password)
+    user = User(
+        email=email,
+        role=role,
+        display_name=display_name[:120],
+        password_hash=hash_password(password) if password is not None else None,
+    )
+    session.add(user)
+    session.flush()
+    return user

@@ -1,0 +1,151 @@
+"""Shared fixtures: a throw-away environment, databases in rolled-back transactions, service gates.
+
+Tests that need PostgreSQL, Redis, bubblewrap or Chromium skip with the reason when the service is
+missing, and fail instead when DOJO_REQUIRE_SERVICES=1 (CI sets it).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+# Choose the environment before anything from app/ is imported (settings are cached).
+_TMP = Path(tempfile.mkdtemp(prefix="dojo-tests-"))
+os.environ.setdefault("DOJO_DATA_DIR", str(_TMP / "data"))
+os.environ["DATABASE_URL"] = f"sqlite:///{_TMP / 'data' / 'app.sqlite3'}"
+os.environ.setdefault("SECRET_KEY", "test-secret-key-" + "x" * 40)
+os.environ.pop("BROKER_URL", None)
+
+import pytest  # noqa: E402
+from sqlalchemy import Engine, create_engine, text  # noqa: E402
+from sqlalchemy.orm import Session  # noqa: E402
+
+POSTGRES_URL = os.environ.get("DOJO_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+REDIS_URL = os.environ.get("DOJO_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+REQUIRE_SERVICES = os.environ.get("DOJO_REQUIRE_SERVICES") == "1"
+CHROMIUM = os.environ.get("DOJO_CHROMIUM", "/usr/bin/chromium")
+
+
+def service_missing(reason: str) -> None:
+    """Skip the test, or fail it when the services are required (CI)."""
+    if REQUIRE_SERVICES:
+        pytest.fail(f"required service missing: {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+def require_bwrap() -> str:
+    path = shutil.which("bwrap")
+    if path is None:
+        service_missing("bubblewrap (bwrap) is not installed")
+    return str(path)
+
+
+def require_chromium() -> str:
+    if not Path(CHROMIUM).exists():
+        service_missing(f"Chromium not found at {CHROMIUM} (apt-get install chromium)")
+    return CHROMIUM
+
+
+def require_redis() -> str:
+    import redis
+
+    try:
+        redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2).ping()
+    except Exception as exc:  # any connection problem means the service is not there
+        service_missing(f"Redis not reachable at {REDIS_URL}: {exc.__class__.__name__}")
+    return REDIS_URL
+
+
+def _postgres_engine() -> Engine:
+    from app.core.db import make_engine
+
+    engine = make_engine(POSTGRES_URL)
+    try:
+        with engine.connect() as conn:
+            conn.execute(text("select 1"))
+    except Exception as exc:
+        service_missing(f"PostgreSQL not reachable at {POSTGRES_URL}: {exc.__class__.__name__}")
+    return engine
+
+
+@pytest.fixture(autouse=True)
+def _gate_marked_tests(request: pytest.FixtureRequest) -> None:
+    """Markers name what a test needs; the gate skips or fails before the test starts."""
+    if request.node.get_closest_marker("bwrap"):
+        require_bwrap()
+    if request.node.get_closest_marker("browser"):
+        require_chromium()
+    if request.node.get_closest_marker("redis"):
+        require_redis()
+
+
+def _migrated(engine: Engine) -> Engine:
+    from app.core.migrate import upgrade_to_head
+
+    upgrade_to_head(engine)
+    return engine
+
+
+@pytest.fixture(scope="session")
+def sqlite_engine() -> Iterator[Engine]:
+    from app.core.db import make_engine
+
+    path = _TMP / "rolled-back.sqlite3"
+    engine = _migrated(make_engine(f"sqlite:///{path}"))
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture(scope="session")
+def postgres_engine() -> Iterator[Engine]:
+    """A private schema in the test database, migrated to head, dropped at the end."""
+    admin = _postgres_engine()
+    schema = f"dojo_test_{os.getpid()}"
+    with admin.begin() as conn:
+        conn.execute(text(f"DROP SCHEMA IF EXISTS {schema} CASCADE"))
+        conn.execute(text(f"CREATE SCHEMA {schema}"))
+    engine = create_engine(
+        POSTGRES_URL, connect_args={"options": f"-csearch_path={schema}"}, pool_pre_ping=True
+    )
+    _migrated(engine)
+    yield engine
+    engine.dispose()
+    with admin.begin() as conn:
+        conn.execute(text(f"DROP SCHEMA IF EXISTS {schema} CASCADE"))
+    admin.dispose()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def db_engine(request: pytest.FixtureRequest) -> Engine:
+    """Each DB test runs once on SQLite and once on PostgreSQL."""
+    name = "sqlite_engine" if request.param == "sqlite" else "postgres_engine"
+    return request.getfixturevalue(name)
+
+
+@pytest.fixture
+def db(db_engine: Engine) -> Iterator[Session]:
+    """A session inside a transaction that is rolled back after the test."""
+    with db_engine.connect() as conn:
+        trans = conn.begin()
+        session = Session(bind=conn, join_transaction_mode="create_savepoint", expire_on_commit=False)
+        try:
+            yield session
+        finally:
+            session.close()
+            trans.rollback()
+
+
+@pytest.fixture
+def sqlite_db(sqlite_engine: Engine) -> Iterator[Session]:
+    """Like `db`, SQLite only (for tests that are not about the database)."""
+    with sqlite_engine.connect() as conn:
+        trans = conn.begin()
+        session = Session(bind=conn, join_transaction_mode="create_savepoint", expire_on_commit=False)
+        try:
+            yield session
+        finally:
+            session.close()
+            trans.rollback()

@@ -1,0 +1,97 @@
+"""Scenario versions in the database: loading the built-ins, finding what candidates may open."""
+
+from __future__ import annotations
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from app.core.db import utcnow
+from app.scenarios.models import Scenario, ScenarioVersion
+
+PUBLISHED = "published"
+RETIRED = "retired"
+
+
+def sync_builtin_scenarios(*, session: Session) -> list[ScenarioVersion]:
+    """Make each built-in package the newest published version of its scenario (idempotent).
+
+    A package whose content changed gets a new version number; the old version is retired but
+    kept, because stored attempts point at it. Built-ins are validated in CI, so they publish.
+    """
+    from app.engine.builtin import builtin_packages
+
+    synced = []
+    for package in builtin_packages():
+        scenario = session.scalar(select(Scenario).where(Scenario.slug == package.slug))
+        if scenario is None:
+            scenario = Scenario(slug=package.slug, title=package.title, is_builtin=True)
+            session.add(scenario)
+            session.flush()
+        latest = latest_version(session=session, scenario_id=scenario.id)
+        if latest is not None and latest.content_hash == package.content_hash:
+            synced.append(latest)
+            continue
+        if latest is not None and latest.status == PUBLISHED:
+            latest.status = RETIRED
+        scenario.title = package.title
+        version = ScenarioVersion(
+            scenario_id=scenario.id,
+            version=(latest.version + 1) if latest is not None else 1,
+            title=package.title,
+            difficulty=package.difficulty,
+            summary=package.summary,
+            content=package.to_dict(),
+            content_hash=package.content_hash,
+            status=PUBLISHED,
+            validation={"source": "builtin"},
+            published_at=utcnow(),
+        )
+        session.add(version)
+        session.flush()
+        synced.append(version)
+    return synced
+
+
+def latest_version(*, session: Session, scenario_id: int) -> ScenarioVersion | None:
+    """The highest-numbered version of a scenario, whatever its status."""
+    return session.scalar(
+        select(ScenarioVersion)
+        .where(ScenarioVersion.scenario_id == scenario_id)
+        .order_by(ScenarioVersion.version.desc())
+        .limit(1)
+    )
+
+
+def list_published(*, session: Session) -> list[ScenarioVersion]:
+    """The newest published version of every scenario that is not archived, easiest first."""
+    newest = (
+        select(ScenarioVersion.scenario_id, func.max(ScenarioVersion.version).label("version"))
+        .where(ScenarioVersion.status == PUBLISHED)
+        .group_by(ScenarioVersion.scenario_id)
+        .subquery()
+    )
+    rows = session.scalars(
+        select(ScenarioVersion)
+        .join(newest, (ScenarioVersion.scenario_id == newest.c.scenario_id)
+              & (ScenarioVersion.version == newest.c.version))
+        .join(Scenario, Scenario.id == ScenarioVersion.scenario_id)
+        .where(Scenario.archived.is_(False))
+    ).all()
+    order = {"easy": 0, "medium": 1, "hard": 2}
+    return sorted(rows, key=lambda v: (order.get(v.difficulty, 3), v.title))
+
+
+def get_published(*, session: Session, slug: str) -> ScenarioVersion | None:
+    """The version a new attempt on `slug` should use, or None for an unknown or hidden slug."""
+    return session.scalar(
+        select(ScenarioVersion)
+        .join(Scenario, Scenario.id == ScenarioVersion.scenario_id)
+        .where(Scenario.slug == slug, Scenario.archived.is_(False), ScenarioVersion.status == PUBLISHED)
+        .order_by(ScenarioVersion.version.desc())
+        .limit(1)
+    )
+
+
+def slug_of(*, session: Session, version: ScenarioVersion) -> str:
+    """The slug of the scenario a version belongs to."""
+    return session.scalars(select(Scenario.slug).where(Scenario.id == version.scenario_id)).one()

@@ -11,10 +11,15 @@ log = logging.getLogger("dojo")
 
 def on_start(app: FastAPI) -> None:
     """Bring the database to head and load the built-in scenarios (idempotent)."""
-    from app.core.db import get_engine
+    from app.core.db import get_engine, new_session
     from app.core.migrate import upgrade_to_head
+    from app.scenarios.service import sync_builtin_scenarios
 
     upgrade_to_head(get_engine())
+    with new_session() as session:
+        versions = sync_builtin_scenarios(session=session)
+        session.commit()
+    log.info("built-in scenarios ready: %d", len(versions))
 
 
 def on_stop(app: FastAPI) -> None:

@@ -1,0 +1,35 @@
+"""Resource limits applied to the process that runs candidate code (inherited by its children)."""
+
+from __future__ import annotations
+
+import resource
+
+from app.grading.job import Limits
+
+# CPU: the kernel sends SIGXCPU at the soft limit and SIGKILL at the hard one.
+_CPU_HARD_GRACE_SECONDS = 2
+
+
+def rlimit_table(limits: Limits) -> list[tuple[int, int, int]]:
+    """(resource, soft, hard) triples for a run; computed before fork so the child only calls setrlimit."""
+    return [
+        (resource.RLIMIT_CPU, limits.cpu_seconds, limits.cpu_seconds + _CPU_HARD_GRACE_SECONDS),
+        (resource.RLIMIT_AS, limits.memory_bytes, limits.memory_bytes),
+        (resource.RLIMIT_DATA, limits.memory_bytes, limits.memory_bytes),
+        (resource.RLIMIT_NPROC, limits.max_processes, limits.max_processes),
+        (resource.RLIMIT_NOFILE, limits.max_open_files, limits.max_open_files),
+        (resource.RLIMIT_FSIZE, limits.max_file_bytes, limits.max_file_bytes),
+        (resource.RLIMIT_CORE, 0, 0),
+        (resource.RLIMIT_MEMLOCK, 0, 0),
+        (resource.RLIMIT_MSGQUEUE, 0, 0),
+    ]
+
+
+def apply_rlimits(table: list[tuple[int, int, int]]) -> None:
+    """Lower every limit in the table for the calling process (never raises them)."""
+    for which, soft, hard in table:
+        cur_soft, cur_hard = resource.getrlimit(which)
+        if cur_hard != resource.RLIM_INFINITY:
+            hard = min(hard, cur_hard)
+            soft = min(soft, hard)
+        resource.setrlimit(which, (soft, hard))

@@ -1,0 +1,95 @@
+"""Development-only runner: the harness in a plain subprocess with rlimits. NOT a security boundary."""
+
+from __future__ import annotations
+
+import os
+import resource
+import sys
+
+from app.grading.job import HarnessJob, HarnessOutcome
+from app.sandbox.outcome import RunFacts, build_outcome
+from app.sandbox.result_file import read_result_file
+from app.sandbox.rlimits import apply_rlimits, rlimit_table
+from app.sandbox.supervise import run_supervised
+from app.sandbox.workspace import create_workspace
+
+THREAD_ENV = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+
+
+class SubprocessRunner:
+    """Runs the harness as the service's own user; only rlimits, a session and a timeout contain it."""
+
+    name = "subprocess"
+
+    def __init__(self, *, python: str | None = None) -> None:
+        self.python = python or sys.executable
+
+    def run(self, job: HarnessJob) -> HarnessOutcome:
+        """Run one job in a fresh temp directory and classify the outcome."""
+        limits = job.limits
+        workspace = create_workspace(candidate_files=job.candidate_files, job_input=job.input)
+        table = _dev_rlimits(rlimit_table(limits))
+        harness_dir = os.path.realpath(job.harness_dir)
+        env = {
+            "PATH": "/usr/local/bin:/usr/bin:/bin",
+            "HOME": str(workspace.scratch_dir),
+            "TMPDIR": str(workspace.scratch_dir),
+            "LANG": "C.UTF-8",
+            "PYTHONHASHSEED": "0",
+            **THREAD_ENV,
+            "DOJO_CANDIDATE_DIR": str(workspace.candidate_dir),
+            "DOJO_HARNESS_DIR": harness_dir,
+            "DOJO_INPUT": str(workspace.input_file),
+            "DOJO_OUT": str(workspace.out_dir),
+        }
+        try:
+            run = run_supervised(
+                [self.python, "-I", "-B", os.path.join(harness_dir, "main.py")],
+                env=env,
+                cwd=str(workspace.scratch_dir),
+                wall_seconds=limits.wall_seconds,
+                max_output_bytes=limits.max_output_bytes,
+                preexec_fn=lambda: apply_rlimits(table),
+            )
+            result = read_result_file(workspace.out_dir, max_bytes=limits.max_result_bytes)
+        finally:
+            workspace.remove()
+        code = run.returncode
+        facts = RunFacts(
+            wall_seconds=run.wall_seconds,
+            timed_out=run.timed_out,
+            output_exceeded=run.output_exceeded,
+            exit_code=code if code is not None and code >= 0 else None,
+            exit_signal=-code if code is not None and code < 0 else None,
+            stdout=run.stdout,
+            stderr=run.stderr,
+            result=result,
+        )
+        return build_outcome(facts, limits=limits)
+
+
+def _dev_rlimits(table: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
+    """RLIMIT_NPROC counts every task of the real uid: allow the service user's current ones too."""
+    if os.getuid() == 0:
+        return table  # root ignores RLIMIT_NPROC anyway
+    extra = _tasks_of_uid(os.getuid())
+    return [
+        (which, soft + extra, hard + extra) if which == resource.RLIMIT_NPROC else (which, soft, hard)
+        for which, soft, hard in table
+    ]
+
+
+def _tasks_of_uid(uid: int) -> int:
+    """Number of threads owned by uid (what RLIMIT_NPROC counts)."""
+    total = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/status", encoding="ascii", errors="replace") as status:
+                fields = dict(line.split(":", 1) for line in status if ":" in line)
+        except OSError:
+            continue
+        if fields.get("Uid", "").split()[:1] == [str(uid)]:
+            total += int(fields.get("Threads", "1").strip() or 1)
+    return total

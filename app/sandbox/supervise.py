@@ -1,0 +1,136 @@
+"""Start a child in its own session, drain its output under a cap, and kill its tree on limits."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import selectors
+import signal
+import subprocess
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+# After the main process exits, give leftover writers this long before the group is killed.
+_DRAIN_GRACE_SECONDS = 0.2
+
+
+@dataclass
+class SupervisedRun:
+    """Raw facts about one supervised process run."""
+
+    returncode: int | None
+    stdout: bytes
+    stderr: bytes
+    wall_seconds: float
+    timed_out: bool = False
+    output_exceeded: bool = False
+    extra: dict[int, bytes] = field(default_factory=dict)
+
+
+def kill_group(pgid: int) -> None:
+    """SIGKILL a whole process group; a group that is already gone is fine."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
+
+
+def run_supervised(
+    argv: Sequence[str],
+    *,
+    env: dict[str, str],
+    cwd: str,
+    wall_seconds: float,
+    max_output_bytes: int,
+    preexec_fn: Callable[[], None] | None = None,
+    pass_fds: Sequence[int] = (),
+    extra_read_fds: Sequence[int] = (),
+    max_extra_bytes: int = 0,
+) -> SupervisedRun:
+    """Run argv; stop and kill the process group at the wall-clock limit or the output cap.
+
+    extra_read_fds are read ends of pipes the child writes to (e.g. a status channel); their
+    contents come back in SupervisedRun.extra, each capped at max_extra_bytes.
+    """
+    started = time.monotonic()
+    proc = subprocess.Popen(
+        list(argv),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=cwd,
+        start_new_session=True,
+        preexec_fn=preexec_fn,
+        pass_fds=tuple(pass_fds),
+        close_fds=True,
+    )
+    pgid = proc.pid  # start_new_session makes the child a session and group leader
+    assert proc.stdout is not None and proc.stderr is not None
+    out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
+    buffers: dict[int, bytearray] = {}
+    caps: dict[int, int] = {}
+    selector = selectors.DefaultSelector()
+    for stream in (proc.stdout, proc.stderr):
+        fd = stream.fileno()
+        os.set_blocking(fd, False)
+        selector.register(fd, selectors.EVENT_READ)
+        buffers[fd], caps[fd] = bytearray(), max_output_bytes
+    for fd in extra_read_fds:
+        os.set_blocking(fd, False)
+        selector.register(fd, selectors.EVENT_READ)
+        buffers[fd], caps[fd] = bytearray(), max_extra_bytes
+    timed_out = output_exceeded = False
+    exited_at: float | None = None
+    try:
+        while True:
+            now = time.monotonic()
+            if now - started > wall_seconds:
+                timed_out = True
+                break
+            if exited_at is None and proc.poll() is not None:
+                exited_at = now
+            if exited_at is not None and (not selector.get_map() or now - exited_at > _DRAIN_GRACE_SECONDS):
+                break
+            if not selector.get_map():
+                # Streams closed but the process lives on: keep waiting for it.
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    proc.wait(timeout=0.05)
+                continue
+            for key, _ in selector.select(timeout=0.05):
+                fd = int(key.fd)
+                try:
+                    chunk = os.read(fd, 65536)
+                except BlockingIOError:
+                    continue
+                if not chunk:
+                    selector.unregister(fd)
+                    continue
+                room = caps[fd] - len(buffers[fd])
+                buffers[fd] += chunk[: max(room, 0)]
+                if len(chunk) > room:
+                    if fd in (out_fd, err_fd):
+                        output_exceeded = True
+                    else:
+                        selector.unregister(fd)
+            if output_exceeded:
+                break
+    finally:
+        selector.close()
+        kill_group(pgid)
+        try:
+            returncode = proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            returncode = proc.wait()
+        kill_group(pgid)  # anything forked in the meantime
+        proc.stdout.close()
+        proc.stderr.close()
+    return SupervisedRun(
+        returncode=returncode,
+        stdout=bytes(buffers.pop(out_fd)),
+        stderr=bytes(buffers.pop(err_fd)),
+        wall_seconds=time.monotonic() - started,
+        timed_out=timed_out,
+        output_exceeded=output_exceeded,
+        extra={fd: bytes(buf) for fd, buf in buffers.items()},
+    )

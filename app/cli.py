@@ -54,6 +54,26 @@ def _create_user(args: argparse.Namespace) -> int:
     return 0
 
 
+def _first_admin(args: argparse.Namespace) -> int:
+    from app.core.db import get_engine, new_session
+    from app.core.migrate import upgrade_to_head
+    from app.core.settings import get_settings
+    from app.users.service import ensure_first_admin
+
+    upgrade_to_head(get_engine())
+    credentials_file = get_settings().ensure_data_dir() / "first-admin.txt"
+    with new_session() as session:
+        created = ensure_first_admin(session=session, email=args.email, credentials_file=credentials_file)
+        session.commit()
+    url = f"http://{os.environ.get('DOJO_HOST', '127.0.0.1')}:{os.environ.get('DOJO_PORT', '8000')}/"
+    if created or credentials_file.exists():
+        print(f"Sign in at {url} as the first admin; the email and password are in {credentials_file.resolve()}:")
+        print("  " + credentials_file.read_text().strip().replace("\n", "\n  "))
+    else:
+        print(f"An admin already exists; sign in at {url} (create more users with `dojo create-user`).")
+    return 0
+
+
 def _worker(args: argparse.Namespace) -> int:
     from app.dispatch.celery_worker import worker_command
 
@@ -94,6 +114,10 @@ def build_parser() -> argparse.ArgumentParser:
     create.add_argument("--password", required=True)
     create.add_argument("--role", required=True, choices=["candidate", "interviewer", "admin"])
     create.set_defaults(func=_create_user)
+
+    first = sub.add_parser("first-admin", help="create the first admin with a random password if none exists")
+    first.add_argument("--email", default="admin@dojo.local")
+    first.set_defaults(func=_first_admin)
 
     scenarios = sub.add_parser("scenarios", help="scenario packages")
     scen_sub = scenarios.add_subparsers(dest="scenarios_command", required=True)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import secrets
+from pathlib import Path
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -54,3 +56,14 @@ def create_user(*, session: Session, email: str, password: str | None, role: str
     session.add(user)
     session.flush()
     return user
+
+
+def ensure_first_admin(*, session: Session, email: str, credentials_file: Path) -> bool:
+    """Create an admin with a random password when there is none; keep the credentials in a 0600 file."""
+    if session.scalar(select(User.id).where(User.role == Role.admin.value).limit(1)) is not None:
+        return False
+    password = secrets.token_urlsafe(12)
+    create_user(session=session, email=email, password=password, role=Role.admin.value, display_name="Admin")
+    credentials_file.write_text(f"email: {email}\npassword: {password}\n")
+    credentials_file.chmod(0o600)
+    return True

@@ -28,6 +28,7 @@ class RunFacts:
     stderr: bytes = b""
     result: ResultRead | None = None
     sandbox_failed: bool = False
+    cpu_seconds: float | None = None
 
 
 def _clean(message: object) -> str:
@@ -83,7 +84,7 @@ def build_outcome(facts: RunFacts, *, limits: Limits) -> HarnessOutcome:
     if read is not None and read.too_large:
         return fail("output", "The result was larger than allowed and was not read.")
     if facts.exit_signal is not None:
-        if memory_hint or facts.exit_signal == signal.SIGKILL:
+        if memory_hint:
             return fail("memory", f"Memory limit exceeded (killed by {_signal_name(facts.exit_signal)}).")
         if facts.exit_signal in _CRASH_SIGNALS:
             return fail("crash", f"The program crashed ({_signal_name(facts.exit_signal)}).")
@@ -99,7 +100,8 @@ def build_outcome(facts: RunFacts, *, limits: Limits) -> HarnessOutcome:
 
 def _cpu_exhausted(facts: RunFacts, limits: Limits) -> bool:
     """The kernel sends SIGKILL at the hard CPU limit; a run that long was the CPU limit, not OOM."""
-    return facts.wall_seconds >= limits.cpu_seconds
+    used = facts.cpu_seconds if facts.cpu_seconds is not None else facts.wall_seconds
+    return used >= limits.cpu_seconds
 
 
 def _from_result(outcome: HarnessOutcome, result: dict, fail) -> HarnessOutcome:  # type: ignore[no-untyped-def]

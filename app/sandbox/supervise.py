@@ -43,6 +43,7 @@ def run_supervised(
     max_output_bytes: int,
     preexec_fn: Callable[[], None] | None = None,
     pass_fds: Sequence[int] = (),
+    close_after_start: Sequence[int] = (),  # closed here once the child has started (or failed to)
     extra_read_fds: Sequence[int] = (),
     max_extra_bytes: int = 0,
 ) -> SupervisedRun:
@@ -52,18 +53,22 @@ def run_supervised(
     contents come back in SupervisedRun.extra, each capped at max_extra_bytes.
     """
     started = time.monotonic()
-    proc = subprocess.Popen(
-        list(argv),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-        cwd=cwd,
-        start_new_session=True,
-        preexec_fn=preexec_fn,
-        pass_fds=tuple(pass_fds),
-        close_fds=True,
-    )
+    try:
+        proc = subprocess.Popen(
+            list(argv),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            cwd=cwd,
+            start_new_session=True,
+            preexec_fn=preexec_fn,
+            pass_fds=tuple(pass_fds),
+            close_fds=True,
+        )
+    finally:
+        for fd in close_after_start:
+            os.close(fd)  # the child holds its copy; ours would keep the pipe from reaching EOF
     pgid = proc.pid  # start_new_session makes the child a session and group leader
     assert proc.stdout is not None and proc.stderr is not None
     out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()

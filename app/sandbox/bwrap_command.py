@@ -1,0 +1,97 @@
+"""The bubblewrap command line: what the sandbox sees, and nothing more."""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from app.grading.job import Limits
+
+# Paths inside the sandbox.
+CANDIDATE_DIR = "/dojo/candidate"
+HARNESS_DIR = "/dojo/harness"
+INPUT_FILE = "/dojo/input.json"
+OUT_DIR = "/dojo/out"
+WORK_DIR = "/dojo/work"
+LAUNCHER_DIR = "/dojo/launcher"
+_SHM_BYTES = 16 * 1024 * 1024
+# Small system files Python, libc and torch read; never the whole of /etc (no shadow, no secrets).
+_ETC_FILES = ("ld.so.cache", "localtime", "nsswitch.conf", "host.conf", "mime.types")
+
+
+@dataclass(frozen=True)
+class Mount:
+    """A read-only bind of a host path (file or directory) at a sandbox path."""
+
+    host: str
+    sandbox: str
+
+
+def python_mounts(python: str) -> list[Mount]:
+    """The Python environment: venv prefix, base prefix and the interpreter's real install."""
+    real_exe = os.path.realpath(python)
+    prefixes = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
+    prefixes.add(str(Path(real_exe).parent.parent))
+    roots = sorted({os.path.realpath(p) for p in prefixes} | prefixes)
+    # Only top-most prefixes: a prefix inside another is already covered.
+    kept = [p for p in roots if not any(p != q and p.startswith(q.rstrip("/") + "/") for q in roots)]
+    return [Mount(p, p) for p in kept if not _is_system_path(p)]
+
+
+def _is_system_path(path: str) -> bool:
+    return path == "/usr" or path.startswith("/usr/")
+
+
+def build_bwrap_argv(
+    *,
+    bwrap: str,
+    python: str,
+    mounts: list[Mount],
+    limits: Limits,
+    sandbox_uid: int,
+    status_fd: int,
+) -> list[str]:
+    """Full argv: namespaces, read-only system + Python, tmpfs scratch, clean env, then the launcher."""
+    scratch = str(limits.scratch_bytes)
+    argv = [
+        bwrap,
+        "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+        "--unshare-cgroup-try", "--disable-userns",
+        "--uid", str(sandbox_uid), "--gid", str(sandbox_uid), "--hostname", "sandbox",
+        "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+        "--ro-bind", "/usr", "/usr",
+        "--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin",
+        "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
+        "--proc", "/proc", "--dev", "/dev",
+        "--perms", "1777", "--size", scratch, "--tmpfs", "/tmp",
+        "--perms", "1777", "--size", str(_SHM_BYTES), "--tmpfs", "/dev/shm",
+        "--perms", "0755", "--size", scratch, "--tmpfs", WORK_DIR,
+        "--perms", "0755", "--size", str(limits.max_result_bytes * 2), "--tmpfs", OUT_DIR,
+    ]  # fmt: skip
+    for name in _ETC_FILES:
+        argv += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
+    for mount in mounts:
+        argv += ["--ro-bind", mount.host, mount.sandbox]
+    env = {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "HOME": "/tmp",
+        "TMPDIR": "/tmp",
+        "LANG": "C.UTF-8",
+        "PYTHONHASHSEED": "0",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        "DOJO_CANDIDATE_DIR": CANDIDATE_DIR,
+        "DOJO_HARNESS_DIR": HARNESS_DIR,
+        "DOJO_INPUT": INPUT_FILE,
+        "DOJO_OUT": OUT_DIR,
+    }
+    argv.append("--clearenv")
+    for key, value in env.items():
+        argv += ["--setenv", key, value]
+    # Freeze the sandbox's root tmpfs so only the size-limited mounts above are writable.
+    argv += ["--remount-ro", "/", "--chdir", WORK_DIR, "--"]
+    argv += [python, "-I", "-B", f"{LAUNCHER_DIR}/launcher.py", str(status_fd), str(limits.max_result_bytes)]
+    return argv

@@ -1,0 +1,165 @@
+"""Production runner: the harness under bubblewrap, as a dedicated uid, with rlimits and a watchdog."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+from app.grading.job import HarnessJob, HarnessOutcome, Limits
+from app.sandbox import bwrap_command as cmd
+from app.sandbox.bwrap_probe import bwrap_path
+from app.sandbox.outcome import RunFacts, build_outcome
+from app.sandbox.result_file import ResultRead, result_from_read
+from app.sandbox.rlimits import apply_rlimits, rlimit_table
+from app.sandbox.slots import sandbox_uid_slot
+from app.sandbox.supervise import SupervisedRun, run_supervised
+from app.sandbox.workspace import Workspace, create_workspace
+
+logger = logging.getLogger(__name__)
+_HERE = Path(__file__).resolve().parent
+_ENTER = str(_HERE / "enter.py")
+
+
+class BwrapRunner:
+    """Runs each job in a fresh bubblewrap sandbox; nothing survives the run."""
+
+    name = "bwrap"
+
+    def __init__(self, *, python: str | None = None, bwrap: str | None = None) -> None:
+        self.python = python or sys.executable
+        self.bwrap = bwrap or bwrap_path()
+
+    def run(self, job: HarnessJob) -> HarnessOutcome:
+        """Run one job and classify the outcome; the workspace is removed afterwards."""
+        workspace = create_workspace(candidate_files=job.candidate_files, job_input=job.input)
+        try:
+            with self._identity() as uid:
+                run, status = self._run_in_sandbox(job, workspace, uid)
+        finally:
+            workspace.remove()
+        return build_outcome(_facts(run, status, job.limits), limits=job.limits)
+
+    @contextlib.contextmanager
+    def _identity(self) -> Iterator[int | None]:
+        """As root: a dedicated uid slot. Otherwise the service's own uid (None: no switch)."""
+        if os.getuid() != 0:
+            yield None
+            return
+        with sandbox_uid_slot() as uid:
+            yield uid
+
+    def _mounts(self, job: HarnessJob, workspace: Workspace, uid: int) -> list[cmd.Mount]:
+        etc = workspace.root / "etc"
+        etc.mkdir(mode=0o755)
+        (etc / "passwd").write_text(f"sandbox:x:{uid}:{uid}:sandbox:/tmp:/usr/sbin/nologin\n")
+        (etc / "group").write_text(f"sandbox:x:{uid}:\n")
+        for name in ("passwd", "group"):
+            os.chmod(etc / name, 0o644)
+        return [
+            *cmd.python_mounts(self.python),
+            cmd.Mount(str(workspace.candidate_dir), cmd.CANDIDATE_DIR),
+            cmd.Mount(os.path.realpath(job.harness_dir), cmd.HARNESS_DIR),
+            cmd.Mount(str(workspace.input_file), cmd.INPUT_FILE),
+            cmd.Mount(str(_HERE / "launcher.py"), f"{cmd.LAUNCHER_DIR}/launcher.py"),
+            cmd.Mount(str(_HERE / "result_file.py"), f"{cmd.LAUNCHER_DIR}/result_file.py"),
+            cmd.Mount(str(etc / "passwd"), "/etc/passwd"),
+            cmd.Mount(str(etc / "group"), "/etc/group"),
+        ]
+
+    def _run_in_sandbox(
+        self, job: HarnessJob, workspace: Workspace, slot_uid: int | None
+    ) -> tuple[SupervisedRun, bytes]:
+        limits = job.limits
+        uid = slot_uid if slot_uid is not None else os.getuid()
+        mounts = self._mounts(job, workspace, uid)
+        staged: list[list[str]] = []
+        if slot_uid is not None:
+            mounts, staged = _stage(mounts, workspace.root / "stage")
+        read_fd, write_fd = os.pipe()
+        to_close = [read_fd, write_fd]
+        try:
+            argv = cmd.build_bwrap_argv(
+                bwrap=self.bwrap, python=self.python, mounts=mounts, limits=limits,
+                sandbox_uid=uid, status_fd=write_fd,
+            )  # fmt: skip
+            table = rlimit_table(limits)
+            if slot_uid is not None:
+                config = {"uid": slot_uid, "gid": slot_uid, "rlimits": table, "binds": staged, "argv": argv}
+                argv, preexec = [sys.executable, "-I", "-B", _ENTER, json.dumps(config)], None
+            else:
+                preexec = _preexec_rlimits(table)
+            to_close.remove(write_fd)  # run_supervised closes it once the child has it
+            run = run_supervised(
+                argv,
+                env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
+                cwd=str(workspace.root),
+                wall_seconds=limits.wall_seconds,
+                max_output_bytes=limits.max_output_bytes,
+                preexec_fn=preexec,
+                pass_fds=(write_fd,),
+                close_after_start=(write_fd,),
+                extra_read_fds=(read_fd,),
+                max_extra_bytes=limits.max_result_bytes + 4096,
+            )
+        finally:
+            for fd in to_close:
+                os.close(fd)
+        status = run.extra.get(read_fd, b"")
+        if not status.startswith(b'{"started": true}\n'):
+            logger.error("sandbox failed to start: %s", run.stderr[-2000:].decode(errors="replace"))
+        return run, status
+
+
+def _preexec_rlimits(table: list[tuple[int, int, int]]):  # type: ignore[no-untyped-def]
+    return lambda: apply_rlimits(table)
+
+
+def _stage(mounts: list[cmd.Mount], stage_dir: Path) -> tuple[list[cmd.Mount], list[list[str]]]:
+    """Mount points the sandbox uid can reach, for sources it may not (e.g. Python under /root)."""
+    stage_dir.mkdir(mode=0o755)
+    staged_mounts, binds = [], []
+    for index, mount in enumerate(mounts):
+        point = stage_dir / str(index)
+        if os.path.isdir(mount.host):
+            point.mkdir(mode=0o755)
+        else:
+            point.touch(mode=0o644)
+        binds.append([mount.host, str(point)])
+        staged_mounts.append(cmd.Mount(str(point), mount.sandbox))
+    return staged_mounts, binds
+
+
+def _facts(run: SupervisedRun, status: bytes, limits: Limits) -> RunFacts:
+    """Combine the supervisor's view with the launcher's report from inside the sandbox."""
+    started = status.startswith(b'{"started": true}\n')
+    header: dict = {}
+    payload = b""
+    if started:
+        rest = status[len(b'{"started": true}\n') :]
+        line, _, payload = rest.partition(b"\n")
+        with contextlib.suppress(ValueError):
+            loaded = json.loads(line) if line else {}
+            header = loaded if isinstance(loaded, dict) else {}
+    rc = header.get("rc")
+    result: ResultRead | None = None
+    if "read" in header:
+        reason = str(header["read"])
+        result = result_from_read(payload if reason == "ok" else None, reason)
+    cpu = header.get("cpu")
+    return RunFacts(
+        wall_seconds=run.wall_seconds,
+        timed_out=run.timed_out,
+        output_exceeded=run.output_exceeded,
+        exit_code=rc if isinstance(rc, int) and rc >= 0 else None,
+        exit_signal=-rc if isinstance(rc, int) and rc < 0 else None,
+        stdout=run.stdout,
+        stderr=run.stderr if started else b"",
+        result=result,
+        sandbox_failed=not started and not run.timed_out,
+        cpu_seconds=float(cpu) if isinstance(cpu, int | float) else None,
+    )

@@ -1,0 +1,83 @@
+"""Dedicated sandbox uids: one per concurrent run, so RLIMIT_NPROC and clean-up never mix runs."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import signal
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from app.sandbox.bwrap_probe import SANDBOX_UID_BASE
+
+SLOT_COUNT = 256
+STATE_DIR_ENV = "DOJO_SANDBOX_STATE_DIR"
+
+
+class NoFreeSlotError(RuntimeError):
+    """Every sandbox uid is in use."""
+
+
+def _state_dir() -> Path:
+    return Path(os.environ.get(STATE_DIR_ENV) or "/run/dojo-sandbox")
+
+
+@contextlib.contextmanager
+def sandbox_uid_slot() -> Iterator[int]:
+    """Hold an exclusive lock on a free uid (SANDBOX_UID_BASE + n) for the duration of one run.
+
+    The lock is an flock on a file, so it frees itself if the worker process dies.
+    """
+    state = _state_dir()
+    state.mkdir(mode=0o700, parents=True, exist_ok=True)
+    for slot in range(SLOT_COUNT):
+        fd = os.open(state / f"slot-{slot}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            continue
+        uid = SANDBOX_UID_BASE + slot
+        try:
+            kill_uid_processes(uid)  # a previous holder may have died mid-run
+            yield uid
+        finally:
+            kill_uid_processes(uid)
+            os.close(fd)
+        return
+    raise NoFreeSlotError("no free sandbox slot")
+
+
+def uid_processes(uid: int) -> list[int]:
+    """Live (non-zombie) pids whose real uid is uid."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/status", encoding="ascii", errors="replace") as status:
+                fields = dict(line.split(":", 1) for line in status if ":" in line)
+            if fields.get("Uid", "").split()[:1] == [str(uid)] and not fields.get("State", "").strip().startswith("Z"):
+                pids.append(int(entry))
+        except OSError:
+            continue
+    return pids
+
+
+def kill_uid_processes(uid: int, *, timeout: float = 3.0) -> int:
+    """SIGKILL every process of a dedicated sandbox uid until none is left; returns how many were seen."""
+    deadline = time.monotonic() + timeout
+    seen: set[int] = set()
+    while True:
+        pids = uid_processes(uid)
+        if not pids:
+            return len(seen)
+        seen.update(pids)
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        if time.monotonic() > deadline:
+            return len(seen)
+        time.sleep(0.01)

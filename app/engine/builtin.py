@@ -1,0 +1,32 @@
+"""The scenarios that ship with the app (app/scenarios_builtin/<slug>/)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app.engine.package import ScenarioPackage, load_package
+
+BUILTIN_DIR = Path(__file__).resolve().parent.parent / "scenarios_builtin"
+
+
+def builtin_dirs() -> list[Path]:
+    """Package directories, sorted by slug."""
+    if not BUILTIN_DIR.is_dir():
+        return []
+    return sorted(p for p in BUILTIN_DIR.iterdir() if (p / "scenario.toml").is_file())
+
+
+def builtin_packages() -> list[ScenarioPackage]:
+    """Load every built-in package (raises PackageError on the first broken one)."""
+    return [load_package(p) for p in builtin_dirs()]
+
+
+def find_builtin(slug: str) -> ScenarioPackage | None:
+    """The built-in package with this slug, or None."""
+    for path in builtin_dirs():
+        if path.name == slug:
+            return load_package(path)
+    for pkg in builtin_packages():
+        if pkg.slug == slug:
+            return pkg
+    return None

@@ -8,4 +8,14 @@ from fastapi import FastAPI
 def include_all(app: FastAPI) -> None:
     """Attach each domain's routers and error handlers to the app."""
     # Domains add their routers here as they land (one import and one include each).
-    return None
+    from app.attempts import api as attempts_api
+    from app.auth import api as auth_api
+    from app.scenarios import api as scenarios_api
+    from app.web import account as web_account
+    from app.web import system as web_system
+
+    app.include_router(scenarios_api.router)
+    app.include_router(attempts_api.router)
+    app.include_router(auth_api.router)
+    app.include_router(web_system.router)
+    app.include_router(web_account.router)

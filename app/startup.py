@@ -21,7 +21,14 @@ def on_start(app: FastAPI) -> None:
         session.commit()
     log.info("built-in scenarios ready: %d", len(versions))
 
+    from app.dispatch import dispatcher
+
+    # Local pool or Celery sender; either way queued and stale attempts are dispatched again now.
+    dispatcher.start()
+
 
 def on_stop(app: FastAPI) -> None:
     """Stop background workers started by on_start."""
-    return None
+    from app.dispatch import dispatcher
+
+    dispatcher.stop()

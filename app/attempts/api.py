@@ -1,0 +1,42 @@
+"""JSON API for attempts: submit files for grading, read an attempt's result."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, HTTPException
+
+from app.attempts import service, views
+from app.attempts.schemas import AttemptCreate, AttemptQueued
+from app.auth.deps import CurrentUser, SessionDep
+
+router = APIRouter(prefix="/api/attempts", tags=["attempts"])
+
+
+@router.post("", status_code=202, response_model=AttemptQueued)
+def create_attempt(body: AttemptCreate, user: CurrentUser, session: SessionDep) -> AttemptQueued:
+    """Queue a run or a submission; grading starts once the attempt is committed."""
+    try:
+        attempt = service.create_attempt(
+            session=session,
+            user=user,
+            scenario=body.scenario,
+            files=body.files,
+            kind=body.kind,
+            notes=body.notes,
+            interview_id=body.interview,
+        )
+    except service.AttemptRejected as exc:
+        session.rollback()
+        raise HTTPException(exc.status_code, exc.detail, exc.headers) from None
+    session.commit()
+    return AttemptQueued(id=attempt.id)
+
+
+@router.get("/{attempt_id}")
+def read_attempt(attempt_id: int, user: CurrentUser, session: SessionDep) -> dict[str, Any]:
+    """The attempt shaped for the viewer; 404 for attempts the viewer may not read."""
+    attempt = service.visible_attempt(session=session, attempt_id=attempt_id, user=user)
+    if attempt is None:
+        raise HTTPException(404, f"Attempt {attempt_id} not found.")
+    return views.attempt_view(session=session, attempt=attempt, viewer=user)

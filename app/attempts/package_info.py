@@ -1,0 +1,56 @@
+"""What the attempts and scenarios APIs need from a scenario version's package, in one place."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from app.scenarios.models import ScenarioVersion
+
+
+@dataclass(frozen=True)
+class PublicPackage:
+    """The candidate-safe face of a package: starter files, brief, questions, components."""
+
+    slug: str
+    brief: str
+    editable: tuple[str, ...]
+    starter_files: dict[str, str]
+    questions: list[dict[str, Any]]
+    components: list[str]
+    bugs: list[dict[str, str]]  # for interviewers: id, component, title
+
+    @property
+    def question_ids(self) -> set[str]:
+        return {q["id"] for q in self.questions}
+
+
+def _get(obj: Any, name: str, default: Any = None) -> Any:
+    return obj.get(name, default) if isinstance(obj, dict) else getattr(obj, name, default)
+
+
+def public_package(version: ScenarioVersion) -> PublicPackage:
+    """Load a version's package and keep only what may leave the server."""
+    from app.engine.package import ScenarioPackage
+
+    package = ScenarioPackage.from_dict(version.content)
+    starter = {name: str(text) for name, text in dict(package.starter_files).items()}
+    editable = tuple(package.files) if getattr(package, "files", None) else tuple(starter)
+    questions = [
+        {"id": str(_get(q, "id")), "text": str(_get(q, "text", ""))}
+        for q in (package.questions or [])
+    ]
+    bugs = [
+        {"id": str(_get(b, "id")), "component": str(_get(b, "component")), "title": str(_get(b, "title", ""))}
+        for b in (getattr(package, "bugs", None) or [])
+    ]
+    components = sorted({b["component"] for b in bugs})
+    return PublicPackage(
+        slug=str(package.slug),
+        brief=str(package.brief),
+        editable=editable,
+        starter_files={name: starter[name] for name in editable if name in starter},
+        questions=questions,
+        components=components,
+        bugs=bugs,
+    )

@@ -1,0 +1,59 @@
+"""The Celery application: broker, queue and reliability settings shared by web (sender) and workers.
+
+Importing this module never imports the web app or the grader; the web process only sends tasks by
+name, the worker registers the task in celery_worker.py.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+
+from celery import Celery
+
+from app.core.settings import get_settings
+
+TASK_NAME = "dojo.grade_attempt"
+# The queue name can be changed per deployment (and per test run, so runs never share a queue).
+QUEUE_ENV = "DOJO_QUEUE"
+DEFAULT_QUEUE = "dojo-grading"
+SOFT_TIME_LIMIT_SECONDS = 600
+HARD_TIME_LIMIT_SECONDS = 660
+
+
+def queue_name() -> str:
+    """The queue tasks are sent to and workers consume."""
+    return os.environ.get(QUEUE_ENV, "").strip() or DEFAULT_QUEUE
+
+
+@lru_cache
+def get_celery() -> Celery:
+    """The configured Celery app (one per process)."""
+    settings = get_settings()
+    app = Celery("dojo", broker=settings.broker_url)
+    app.conf.update(
+        task_default_queue=queue_name(),
+        # A task is acknowledged only when it has finished, and requeued when the process running it
+        # dies, so a crash never loses a submission. The Attempt row's claim makes redelivery harmless.
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        # One grading at a time per worker process: no task waits behind a long grading elsewhere.
+        worker_prefetch_multiplier=1,
+        task_soft_time_limit=SOFT_TIME_LIMIT_SECONDS,
+        task_time_limit=HARD_TIME_LIMIT_SECONDS,
+        task_ignore_result=True,
+        task_serializer="json",
+        accept_content=["json"],
+        # A message whose worker vanished (machine lost) comes back after this; the heartbeat sweep
+        # in every worker usually re-dispatches it much sooner.
+        broker_transport_options={"visibility_timeout": HARD_TIME_LIMIT_SECONDS + 120},
+        broker_connection_retry_on_startup=True,
+        worker_hijack_root_logger=False,
+        worker_send_task_events=False,
+    )
+    return app
+
+
+def send_grade(attempt_id: int) -> None:
+    """Put one grading job on the broker queue."""
+    get_celery().send_task(TASK_NAME, args=[attempt_id], queue=queue_name())

@@ -1,0 +1,106 @@
+"""`dojo worker`: a Celery worker that grades attempts from the broker queue.
+
+The worker's own entry point: it imports the settings, database, models and grader, never the web
+app. Each worker's main process also sweeps for attempts whose worker died (machine lost, SIGKILL)
+and sends them back to the queue, so recovery does not wait for the broker's visibility timeout.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+
+from celery.exceptions import SoftTimeLimitExceeded
+from celery.signals import worker_process_init, worker_ready, worker_shutdown
+
+from app.core.settings import get_settings
+from app.dispatch.celery_app import TASK_NAME, get_celery, queue_name
+
+log = logging.getLogger(__name__)
+celery = get_celery()
+_sweeper_stop = threading.Event()
+
+
+@celery.task(name=TASK_NAME, bind=True)
+def grade_attempt_task(self: object, attempt_id: int) -> str:
+    """Grade one attempt; redelivered or duplicate messages are skipped by the row's claim."""
+    from app.dispatch.jobs import grade_attempt
+
+    try:
+        return grade_attempt(attempt_id, worker_prefix="celery")
+    except SoftTimeLimitExceeded:
+        _close_as_timeout(attempt_id)
+        return "timeout"
+
+
+def _close_as_timeout(attempt_id: int) -> None:
+    from sqlalchemy import update
+
+    from app.attempts.models import Attempt
+    from app.core.db import new_session, utcnow
+
+    with new_session() as session:
+        session.execute(
+            update(Attempt)
+            .where(Attempt.id == attempt_id, Attempt.status == "running")
+            .values(
+                status="error",
+                error={"kind": "timeout", "message": "Grading took longer than the worker's time limit."},
+                finished_at=utcnow(),
+            )
+        )
+        session.commit()
+
+
+@worker_process_init.connect
+def _fresh_connections_in_child(**_kwargs: object) -> None:
+    # A forked pool process must not reuse the parent's database connections.
+    from app.core.db import get_engine
+
+    get_engine().dispose(close=False)
+
+
+@worker_ready.connect
+def _start_sweeper(**_kwargs: object) -> None:
+    from app.dispatch import recovery
+    from app.dispatch.celery_app import send_grade
+
+    settings = get_settings()
+    every = max(0.5, min(settings.heartbeat_seconds, settings.stale_after_seconds / 2))
+
+    def loop() -> None:
+        while not _sweeper_stop.wait(every):
+            try:
+                recovery.sweep_stale(enqueue=send_grade)
+            except Exception:
+                log.exception("stale-attempt sweep failed")
+
+    threading.Thread(target=loop, name="dojo-sweeper", daemon=True).start()
+
+
+@worker_shutdown.connect
+def _stop_sweeper(**_kwargs: object) -> None:
+    _sweeper_stop.set()
+
+
+def worker_command(*, concurrency: int = 0, loglevel: str = "info") -> int:
+    """Run a Celery grading worker in the foreground until it is stopped."""
+    settings = get_settings()
+    if not settings.broker_url:
+        log.error("dojo worker needs BROKER_URL (e.g. redis://localhost:6379/0)")
+        return 2
+    # The schema belongs to `dojo serve` / `dojo migrate`; workers only read and update rows.
+    workers = concurrency if concurrency > 0 else (settings.worker_concurrency or os.cpu_count() or 1)
+    argv = [
+        "worker",
+        f"--concurrency={workers}",
+        f"--loglevel={loglevel}",
+        f"--queues={queue_name()}",
+        "--pool=prefork",
+        "--without-gossip",
+        "--without-mingle",
+        f"--hostname=dojo-{os.getpid()}@%h",
+    ]
+    celery.worker_main(argv)
+    return 0

@@ -1,0 +1,159 @@
+"""Atomic state changes on the Attempt row, the single source of truth for every grading job.
+
+Every change is one conditional UPDATE, so two workers (threads, processes or machines) racing
+for the same attempt can never both win: the database decides.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import uuid
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import and_, or_, select, update
+from sqlalchemy.orm import Session
+
+from app.attempts.models import Attempt, AttemptStatus
+from app.core.db import utcnow
+
+QUEUED = AttemptStatus.queued.value
+RUNNING = AttemptStatus.running.value
+ERROR = AttemptStatus.error.value
+CRASH_MESSAGE = "The grading worker stopped unexpectedly {tries} times while grading this attempt; it was not retried."
+
+
+def new_claim_token(prefix: str = "worker") -> str:
+    """A unique worker id for one claim: who is grading (host, pid) plus a nonce."""
+    return f"{prefix}:{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A successful claim: the attempt is ours while our token is in worker_id."""
+
+    attempt_id: int
+    token: str
+    tries: int
+
+
+def _stale_cutoff(stale_after_seconds: float) -> Any:
+    return utcnow() - timedelta(seconds=stale_after_seconds)
+
+
+def _claimable(stale_after_seconds: float) -> Any:
+    """Queued, or running under a worker whose heartbeat stopped."""
+    return or_(
+        Attempt.status == QUEUED,
+        and_(Attempt.status == RUNNING, Attempt.heartbeat_at < _stale_cutoff(stale_after_seconds)),
+    )
+
+
+def claim(*, session: Session, attempt_id: int, token: str, stale_after_seconds: float, max_tries: int) -> Claim | None:
+    """Take the attempt for grading, or None when it is finished or held by a live worker.
+
+    An attempt that already used up max_tries (each try ended with its worker dying) is closed
+    as an error of kind "crash" here instead of being graded again.
+    """
+    give_up = session.execute(
+        update(Attempt)
+        .where(Attempt.id == attempt_id, _claimable(stale_after_seconds), Attempt.tries >= max_tries)
+        .values(status=ERROR, error=_crash_error(max_tries), finished_at=utcnow(), worker_id=None)
+        .execution_options(synchronize_session=False)
+    )
+    if give_up.rowcount:
+        session.commit()
+        return None
+    now = utcnow()
+    taken = session.execute(
+        update(Attempt)
+        .where(Attempt.id == attempt_id, _claimable(stale_after_seconds))
+        .values(
+            status=RUNNING, worker_id=token, heartbeat_at=now, started_at=now, tries=Attempt.tries + 1
+        )
+        .execution_options(synchronize_session=False)
+    )
+    session.commit()
+    if not taken.rowcount:
+        return None
+    tries = session.scalar(select(Attempt.tries).where(Attempt.id == attempt_id)) or 0
+    return Claim(attempt_id=attempt_id, token=token, tries=tries)
+
+
+def _crash_error(tries: int) -> dict[str, str]:
+    return {"kind": "crash", "message": CRASH_MESSAGE.format(tries=tries)}
+
+
+def beat(*, session: Session, claim: Claim) -> bool:
+    """Refresh the heartbeat; False when the claim was lost (another worker took the attempt over)."""
+    done = session.execute(
+        update(Attempt)
+        .where(Attempt.id == claim.attempt_id, Attempt.worker_id == claim.token, Attempt.status == RUNNING)
+        .values(heartbeat_at=utcnow())
+        .execution_options(synchronize_session=False)
+    )
+    session.commit()
+    return bool(done.rowcount)
+
+
+def finish(
+    *,
+    session: Session,
+    claim: Claim,
+    status: str,
+    result: dict[str, Any] | None,
+    error: dict[str, Any] | None,
+    score: float | None,
+) -> bool:
+    """Store the outcome if we still hold the claim; False means another worker owns it now."""
+    done = session.execute(
+        update(Attempt)
+        .where(Attempt.id == claim.attempt_id, Attempt.worker_id == claim.token, Attempt.status == RUNNING)
+        .values(status=status, result=result, error=error, score=score, finished_at=utcnow(), heartbeat_at=utcnow())
+        .execution_options(synchronize_session=False)
+    )
+    session.commit()
+    return bool(done.rowcount)
+
+
+def requeue_stale(*, session: Session, stale_after_seconds: float, max_tries: int) -> list[int]:
+    """Running attempts whose worker stopped beating: back to queued, or closed as crash.
+
+    Returns the ids put back in the queue (the caller enqueues them). The conditional UPDATE
+    means only one sweeper (of many workers) re-queues each attempt.
+    """
+    stale = _stale_cutoff(stale_after_seconds)
+    ids = session.scalars(
+        select(Attempt.id).where(Attempt.status == RUNNING, Attempt.heartbeat_at < stale).order_by(Attempt.id)
+    ).all()
+    requeued = []
+    for attempt_id in ids:
+        condition = (Attempt.id == attempt_id, Attempt.status == RUNNING, Attempt.heartbeat_at < stale)
+        crashed = session.execute(
+            update(Attempt)
+            .where(*condition, Attempt.tries >= max_tries)
+            .values(status=ERROR, error=_crash_error(max_tries), finished_at=utcnow(), worker_id=None)
+            .execution_options(synchronize_session=False)
+        )
+        if crashed.rowcount:
+            continue
+        back = session.execute(
+            update(Attempt)
+            .where(*condition)
+            .values(status=QUEUED, worker_id=None)
+            .execution_options(synchronize_session=False)
+        )
+        if back.rowcount:
+            requeued.append(attempt_id)
+    session.commit()
+    return requeued
+
+
+def queued_ids(*, session: Session, older_than_seconds: float = 0.0) -> list[int]:
+    """Queued attempts, oldest first (optionally only those waiting longer than a while)."""
+    query = select(Attempt.id).where(Attempt.status == QUEUED).order_by(Attempt.id)
+    if older_than_seconds > 0:
+        query = query.where(Attempt.created_at < _stale_cutoff(older_than_seconds))
+    return list(session.scalars(query).all())

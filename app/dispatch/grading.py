@@ -1,0 +1,51 @@
+"""The bridge from a claimed attempt to the grader: package + files in, attempt fields out."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+FINISHED = {"passed", "failed", "error"}
+
+
+@dataclass(frozen=True)
+class GradeOutcome:
+    """What gets written to the attempt row."""
+
+    status: str
+    result: dict[str, Any] | None
+    error: dict[str, Any] | None
+    score: float | None
+
+
+def grade(*, content: dict[str, Any], files: dict[str, str], kind: str, hints_used: dict[str, Any]) -> GradeOutcome:
+    """Grade candidate files against a scenario version's package in the sandbox."""
+    from app.engine.package import ScenarioPackage
+    from app.grading.grader import grade_files
+    from app.sandbox import get_runner
+
+    package = ScenarioPackage.from_dict(content)
+    # `kind` is accepted for when the grader learns a cheaper "run" mode; today both kinds run
+    # the same checks and the API hides hidden tests from candidates.
+    report = grade_files(package=package, files=files, runner=get_runner(), hints_used=hints_used)
+    return outcome_from_report(report.to_dict())
+
+
+def outcome_from_report(report: dict[str, Any]) -> GradeOutcome:
+    """Map the grader's report onto the attempt's status, error and score."""
+    status = report.get("status")
+    error = report.get("error")
+    if status not in FINISHED:
+        status = "error" if error else "failed"
+    score = report.get("score")
+    return GradeOutcome(
+        status=status, result=report, error=error, score=float(score) if score is not None else None
+    )
+
+
+def internal_error(message: str) -> GradeOutcome:
+    """The grader itself broke (not the candidate's code): recorded as a sandbox error."""
+    return GradeOutcome(status="error", result=None, error={"kind": "sandbox", "message": message}, score=None)

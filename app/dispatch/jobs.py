@@ -1,0 +1,114 @@
+"""The job function: grade one attempt, safely, whatever process runs it.
+
+`grade_attempt(attempt_id)` is what the local pool threads and the Celery task both call. It claims
+the row (so a finished or already-running attempt is never graded twice), keeps a heartbeat while the
+sandbox runs, and stores the outcome only while it still holds the claim.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+import app.models  # noqa: F401  (every table, so foreign keys resolve in a worker process)
+from app.attempts.models import Attempt
+from app.core.db import new_session
+from app.core.settings import get_settings
+from app.dispatch import claims
+from app.dispatch.grading import GradeOutcome, grade, internal_error
+from app.scenarios.models import ScenarioVersion
+
+log = logging.getLogger(__name__)
+
+# Tests replace the grader through this hook; production always uses grading.grade.
+Grader = Callable[..., GradeOutcome]
+
+
+def grade_attempt(attempt_id: int, *, worker_prefix: str = "worker", grader: Grader | None = None) -> str:
+    """Claim, grade and store one attempt; returns what happened (graded, skipped, lost, crashed)."""
+    settings = get_settings()
+    token = claims.new_claim_token(worker_prefix)
+    with new_session() as session:
+        claim = claims.claim(
+            session=session,
+            attempt_id=attempt_id,
+            token=token,
+            stale_after_seconds=settings.stale_after_seconds,
+            max_tries=settings.max_tries,
+        )
+        if claim is None:
+            log.info("attempt %s: not claimable (finished, held by a live worker, or gave up)", attempt_id)
+            return "skipped"
+        attempt = session.get(Attempt, attempt_id)
+        assert attempt is not None
+        version = session.get(ScenarioVersion, attempt.scenario_version_id)
+        assert version is not None
+        content, files, kind, hints = version.content, dict(attempt.files), attempt.kind, dict(attempt.hints_used)
+        session.rollback()  # release the read snapshot before the long grading
+
+    log.info("attempt %s: grading (try %s, %s)", attempt_id, claim.tries, token)
+    with _heartbeat(claim, settings.heartbeat_seconds):
+        try:
+            outcome = (grader or grade)(content=content, files=files, kind=kind, hints_used=hints)
+        except Exception:
+            log.exception("attempt %s: the grader failed", attempt_id)
+            outcome = internal_error("The grader failed unexpectedly; the attempt was not graded.")
+
+    with new_session() as session:
+        stored = claims.finish(
+            session=session,
+            claim=claim,
+            status=outcome.status,
+            result=outcome.result,
+            error=outcome.error,
+            score=outcome.score,
+        )
+    if not stored:
+        log.warning("attempt %s: claim lost to another worker; result discarded", attempt_id)
+        return "lost"
+    _after_grading(attempt_id)
+    log.info("attempt %s: %s", attempt_id, outcome.status)
+    return "graded"
+
+
+@contextmanager
+def _heartbeat(claim: claims.Claim, every_seconds: float) -> Iterator[None]:
+    """Beat in a background thread for as long as the block runs."""
+    stop = threading.Event()
+
+    def loop() -> None:
+        while not stop.wait(every_seconds):
+            try:
+                with new_session() as session:
+                    if not claims.beat(session=session, claim=claim):
+                        log.warning("attempt %s: heartbeat refused, claim lost", claim.attempt_id)
+                        return
+            except Exception:  # a database hiccup must not kill the grading; the next beat retries
+                log.exception("attempt %s: heartbeat failed", claim.attempt_id)
+
+    thread = threading.Thread(target=loop, name=f"heartbeat-{claim.attempt_id}", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(timeout=5)
+
+
+def _after_grading(attempt_id: int) -> None:
+    """Write coaching tips when the coaching engine is installed; never fails the grading."""
+    try:
+        from app.coaching import service as coaching_service
+    except ImportError:
+        return
+    coach = getattr(coaching_service, "coach_attempt", None)
+    if coach is None:
+        return
+    try:
+        with new_session() as session:
+            coach(session=session, attempt_id=attempt_id)
+            session.commit()
+    except Exception:
+        log.exception("attempt %s: coaching failed (grading result kept)", attempt_id)

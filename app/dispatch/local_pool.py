@@ -1,0 +1,95 @@
+"""The embedded dispatcher: a bounded pool of grading threads inside `dojo serve`.
+
+Threads suit this work: each grading spends its time waiting on a sandboxed child process, so the
+pool's size (one per core by default) bounds how many sandboxes run at once.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import threading
+from collections.abc import Callable
+
+from app.core.settings import get_settings
+from app.dispatch import recovery
+from app.dispatch.jobs import grade_attempt
+
+log = logging.getLogger(__name__)
+
+_STOP = -1
+
+
+def default_concurrency() -> int:
+    """settings.worker_concurrency, or one worker per CPU core when it is 0."""
+    configured = get_settings().worker_concurrency
+    return configured if configured > 0 else (os.cpu_count() or 1)
+
+
+class LocalPool:
+    """N grading threads fed from an in-memory queue, plus a sweeper for stale attempts."""
+
+    def __init__(self, *, concurrency: int | None = None, job: Callable[[int], object] | None = None) -> None:
+        self.concurrency = concurrency or default_concurrency()
+        self._job = job or (lambda attempt_id: grade_attempt(attempt_id, worker_prefix="local"))
+        self._queue: queue.Queue[int] = queue.Queue()
+        self._pending: set[int] = set()
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+
+    def enqueue(self, attempt_id: int) -> None:
+        """Queue an attempt once; an id already waiting is not queued again."""
+        with self._lock:
+            if attempt_id in self._pending:
+                return
+            self._pending.add(attempt_id)
+        self._queue.put(attempt_id)
+
+    def start(self) -> None:
+        """Start the grading threads and the stale-attempt sweeper, then recover lost work."""
+        for n in range(self.concurrency):
+            thread = threading.Thread(target=self._work, name=f"dojo-grader-{n}", daemon=True)
+            thread.start()
+            self._threads.append(thread)
+        sweeper = threading.Thread(target=self._sweep, name="dojo-sweeper", daemon=True)
+        sweeper.start()
+        self._threads.append(sweeper)
+        recovery.recover_on_start(enqueue=self.enqueue)
+        log.info("local grading pool started with %d worker(s)", self.concurrency)
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Stop taking work; gradings still running after the timeout are recovered on next start."""
+        self._stop.set()
+        for _ in range(self.concurrency):
+            self._queue.put(_STOP)
+        for thread in self._threads:
+            thread.join(timeout=timeout / max(1, len(self._threads)))
+
+    def idle(self) -> bool:
+        """True when nothing is queued or being graded by this pool."""
+        with self._lock:
+            return not self._pending
+
+    def _work(self) -> None:
+        while not self._stop.is_set():
+            attempt_id = self._queue.get()
+            if attempt_id == _STOP:
+                return
+            try:
+                self._job(attempt_id)
+            except Exception:  # one broken job must not take a pool thread down
+                log.exception("attempt %s: job failed", attempt_id)
+            finally:
+                with self._lock:
+                    self._pending.discard(attempt_id)
+
+    def _sweep(self) -> None:
+        settings = get_settings()
+        every = max(0.5, min(settings.heartbeat_seconds, settings.stale_after_seconds / 2))
+        while not self._stop.wait(every):
+            try:
+                recovery.sweep_stale(enqueue=self.enqueue)
+            except Exception:
+                log.exception("stale-attempt sweep failed")

@@ -1,0 +1,46 @@
+"""JSON API for scenarios: the published catalogue and one scenario's starter material."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, HTTPException
+
+from app.attempts.package_info import public_package
+from app.auth.deps import CurrentUser, SessionDep
+from app.scenarios import service
+
+router = APIRouter(prefix="/api/scenarios", tags=["scenarios"])
+
+
+@router.get("")
+def list_scenarios(_user: CurrentUser, session: SessionDep) -> list[dict[str, Any]]:
+    """Published scenarios, easiest first."""
+    return [
+        {
+            "slug": service.slug_of(session=session, version=version),
+            "title": version.title,
+            "difficulty": version.difficulty,
+            "version": version.version,
+            "components": public_package(version).components,
+        }
+        for version in service.list_published(session=session)
+    ]
+
+
+@router.get("/{slug}")
+def read_scenario(slug: str, _user: CurrentUser, session: SessionDep) -> dict[str, Any]:
+    """Brief, starter files and reflection questions; never the solution or hidden material."""
+    version = service.get_published(session=session, slug=slug)
+    if version is None:
+        raise HTTPException(404, f"Unknown scenario {slug[:80]!r}.")
+    package = public_package(version)
+    return {
+        "slug": slug,
+        "title": version.title,
+        "difficulty": version.difficulty,
+        "version": version.version,
+        "brief": package.brief,
+        "files": package.starter_files,
+        "questions": package.questions,
+    }

@@ -1,0 +1,123 @@
+"""POST /api/attempts: validation, limits and enqueue-after-commit."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from sqlalchemy.orm import Session
+
+from app.attempts import service
+from app.attempts.models import Attempt
+from app.core.settings import get_settings
+from app.engine.builtin import find_builtin
+
+
+def _post(client, who, **body):
+    body.setdefault("scenario", "warm-up")
+    return client.post("/api/attempts", json=body, headers=who.headers)
+
+
+def test_submit_queues_attempt_with_starter_files_and_enqueues_after_commit(
+    client, make_user, builtin_slugs, recorder, db: Session
+) -> None:
+    who = make_user()
+    edited = "# my fix\n" + find_builtin("warm-up").starter_files["model.py"]
+    response = _post(client, who, files={"model.py": edited}, kind="submit", notes={"find": "printed shapes"})
+    assert response.status_code == 202, response.text
+    body = response.json()
+    assert body["status"] == "queued"
+    attempt = db.get(Attempt, body["id"])
+    assert attempt.files["model.py"] == edited
+    assert attempt.files["data.py"] == find_builtin("warm-up").starter_files["data.py"]
+    assert attempt.notes == {"find": "printed shapes"}
+    assert recorder.enqueued == [body["id"]]
+
+
+def test_create_attempt_rolled_back_is_never_enqueued(make_user, builtin_slugs, recorder, db: Session) -> None:
+    who = make_user()
+    attempt = service.create_attempt(
+        session=db, user=who.user, scenario="warm-up", files={}, kind="run", notes={}
+    )
+    assert attempt.id is not None
+    db.rollback()
+    db.commit()
+    assert recorder.enqueued == []
+
+
+def test_submit_rejects_unknown_scenario(client, make_user, builtin_slugs, recorder) -> None:
+    response = _post(client, make_user(), scenario="no-such-thing")
+    assert response.status_code == 404
+    assert "no-such-thing" in response.json()["detail"]
+    assert recorder.enqueued == []
+
+
+def test_submit_rejects_unknown_file_name(client, make_user, builtin_slugs, recorder) -> None:
+    response = _post(client, make_user(), files={"../etc/passwd": "x"})
+    assert response.status_code == 422
+    assert "Unknown file name" in response.json()["detail"]
+
+
+def test_submit_rejects_oversized_file(client, make_user, builtin_slugs, recorder) -> None:
+    big = "x" * (get_settings().max_file_bytes + 1)
+    response = _post(client, make_user(), files={"model.py": big})
+    assert response.status_code == 413
+    assert "limit" in response.json()["detail"]
+
+
+def test_submit_rejects_lone_surrogate_as_non_utf8(client, make_user, builtin_slugs, recorder) -> None:
+    raw = '{"scenario": "warm-up", "files": {"model.py": "x = 1\\ud800"}}'
+    who = make_user()
+    response = client.post(
+        "/api/attempts", content=raw, headers={**who.headers, "Content-Type": "application/json"}
+    )
+    assert response.status_code == 422
+    assert "UTF-8" in response.json()["detail"]
+
+
+def test_submit_rejects_too_many_files(client, make_user, builtin_slugs, recorder) -> None:
+    files = {f"f{n}.py": "" for n in range(get_settings().max_files_per_attempt + 1)}
+    response = _post(client, make_user(), files=files)
+    assert response.status_code == 422
+    assert "Too many files" in response.json()["detail"]
+
+
+@pytest.mark.parametrize(
+    ("notes", "expected"),
+    [({"nonsense": "hi"}, "Unknown question"), ({"find": "x" * 50_000}, "longer than")],
+)
+def test_submit_rejects_bad_notes(client, make_user, builtin_slugs, recorder, notes, expected) -> None:
+    response = _post(client, make_user(), notes=notes)
+    assert response.status_code == 422
+    assert expected in json.dumps(response.json())
+
+
+def test_submit_rejects_non_string_file_content(client, make_user, builtin_slugs, recorder) -> None:
+    response = _post(client, make_user(), files={"model.py": 42})
+    assert response.status_code == 422
+
+
+def test_second_submit_while_first_in_flight_gets_clear_429(client, make_user, builtin_slugs, recorder) -> None:
+    who = make_user()
+    first = _post(client, who, kind="submit")
+    assert first.status_code == 202
+    second = _post(client, who, kind="submit")
+    assert second.status_code == 429
+    assert "still being graded" in second.json()["detail"]
+    assert str(first.json()["id"]) in second.json()["detail"]
+    assert _post(client, who, kind="run").status_code == 202  # runs are not blocked by a submit
+
+
+def test_submit_over_per_minute_limit_gets_429(
+    client, make_user, builtin_slugs, recorder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(get_settings(), "attempts_per_user_per_minute", 3)
+    who = make_user()
+    codes = [_post(client, who, kind="run").status_code for _ in range(4)]
+    assert codes == [202, 202, 202, 429]
+    assert _post(client, make_user(), kind="run").status_code == 202  # the limit is per user
+
+
+def test_submit_without_credentials_is_401(client, builtin_slugs) -> None:
+    response = client.post("/api/attempts", json={"scenario": "warm-up"})
+    assert response.status_code == 401

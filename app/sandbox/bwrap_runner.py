@@ -16,7 +16,7 @@ from app.sandbox.bwrap_probe import bwrap_path
 from app.sandbox.outcome import RunFacts, build_outcome
 from app.sandbox.result_file import ResultRead, result_from_read
 from app.sandbox.rlimits import apply_rlimits, rlimit_table
-from app.sandbox.slots import sandbox_uid_slot
+from app.sandbox.slots import Slot, sandbox_uid_slot
 from app.sandbox.supervise import SupervisedRun, run_supervised
 from app.sandbox.workspace import Workspace, create_workspace
 
@@ -30,13 +30,18 @@ class BwrapRunner:
 
     name = "bwrap"
 
-    def __init__(self, *, python: str | None = None, bwrap: str | None = None) -> None:
+    def __init__(
+        self, *, python: str | None = None, bwrap: str | None = None, workspace_parent: Path | None = None
+    ) -> None:
         self.python = python or sys.executable
         self.bwrap = bwrap or bwrap_path()
+        self.workspace_parent = workspace_parent
 
     def run(self, job: HarnessJob) -> HarnessOutcome:
         """Run one job and classify the outcome; the workspace is removed afterwards."""
-        workspace = create_workspace(candidate_files=job.candidate_files, job_input=job.input)
+        workspace = create_workspace(
+            candidate_files=job.candidate_files, job_input=job.input, parent=self.workspace_parent
+        )
         try:
             with self._identity() as uid:
                 run, status = self._run_in_sandbox(job, workspace, uid)
@@ -45,13 +50,13 @@ class BwrapRunner:
         return build_outcome(_facts(run, status, job.limits), limits=job.limits)
 
     @contextlib.contextmanager
-    def _identity(self) -> Iterator[int | None]:
+    def _identity(self) -> Iterator[Slot | None]:
         """As root: a dedicated uid slot. Otherwise the service's own uid (None: no switch)."""
         if os.getuid() != 0:
             yield None
             return
-        with sandbox_uid_slot() as uid:
-            yield uid
+        with sandbox_uid_slot() as slot:
+            yield slot
 
     def _mounts(self, job: HarnessJob, workspace: Workspace, uid: int) -> list[cmd.Mount]:
         etc = workspace.root / "etc"
@@ -71,15 +76,13 @@ class BwrapRunner:
             cmd.Mount(str(etc / "group"), "/etc/group"),
         ]
 
-    def _run_in_sandbox(
-        self, job: HarnessJob, workspace: Workspace, slot_uid: int | None
-    ) -> tuple[SupervisedRun, bytes]:
+    def _run_in_sandbox(self, job: HarnessJob, workspace: Workspace, slot: Slot | None) -> tuple[SupervisedRun, bytes]:
         limits = job.limits
-        uid = slot_uid if slot_uid is not None else os.getuid()
+        uid = slot.uid if slot is not None else os.getuid()
         mounts = self._mounts(job, workspace, uid)
         staged: list[list[str]] = []
-        if slot_uid is not None:
-            mounts, staged = _stage(mounts, workspace.root / "stage")
+        if slot is not None:
+            mounts, staged = _stage(mounts, slot.stage_dir)
         read_fd, write_fd = os.pipe()
         to_close = [read_fd, write_fd]
         try:
@@ -88,8 +91,8 @@ class BwrapRunner:
                 sandbox_uid=uid, status_fd=write_fd,
             )  # fmt: skip
             table = rlimit_table(limits)
-            if slot_uid is not None:
-                config = {"uid": slot_uid, "gid": slot_uid, "rlimits": table, "binds": staged, "argv": argv}
+            if slot is not None:
+                config = {"uid": slot.uid, "gid": slot.uid, "rlimits": table, "binds": staged, "argv": argv}
                 argv, preexec = [sys.executable, "-I", "-B", _ENTER, json.dumps(config)], None
             else:
                 preexec = _preexec_rlimits(table)
@@ -121,7 +124,6 @@ def _preexec_rlimits(table: list[tuple[int, int, int]]):  # type: ignore[no-unty
 
 def _stage(mounts: list[cmd.Mount], stage_dir: Path) -> tuple[list[cmd.Mount], list[list[str]]]:
     """Mount points the sandbox uid can reach, for sources it may not (e.g. Python under /root)."""
-    stage_dir.mkdir(mode=0o755)
     staged_mounts, binds = [], []
     for index, mount in enumerate(mounts):
         point = stage_dir / str(index)
@@ -161,5 +163,6 @@ def _facts(run: SupervisedRun, status: bytes, limits: Limits) -> RunFacts:
         stderr=run.stderr if started else b"",
         result=result,
         sandbox_failed=not started and not run.timed_out,
+        launcher_lost=started and not header and not run.timed_out and not run.output_exceeded,
         cpu_seconds=float(cpu) if isinstance(cpu, int | float) else None,
     )

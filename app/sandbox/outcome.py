@@ -29,6 +29,7 @@ class RunFacts:
     result: ResultRead | None = None
     sandbox_failed: bool = False
     cpu_seconds: float | None = None
+    launcher_lost: bool = False  # the in-sandbox launcher was killed before it reported
 
 
 def _clean(message: object) -> str:
@@ -77,6 +78,8 @@ def build_outcome(facts: RunFacts, *, limits: Limits) -> HarnessOutcome:
         facts.exit_signal == signal.SIGKILL and _cpu_exhausted(facts, limits)
     ):
         return fail("timeout", f"CPU time limit exceeded ({limits.cpu_seconds} s of CPU).")
+    if facts.launcher_lost:
+        return fail("crash", "The run was killed from inside the sandbox before it reported a result.")
     read = facts.result
     if read is not None and read.result is not None:
         return _from_result(outcome, read.result, fail)

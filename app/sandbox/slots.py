@@ -5,9 +5,11 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import shutil
 import signal
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from app.sandbox.bwrap_probe import SANDBOX_UID_BASE
@@ -24,14 +26,23 @@ def _state_dir() -> Path:
     return Path(os.environ.get(STATE_DIR_ENV) or "/run/dojo-sandbox")
 
 
+@dataclass(frozen=True)
+class Slot:
+    """A locked sandbox uid and an empty staging directory the uid can reach."""
+
+    uid: int
+    stage_dir: Path
+
+
 @contextlib.contextmanager
-def sandbox_uid_slot() -> Iterator[int]:
+def sandbox_uid_slot() -> Iterator[Slot]:
     """Hold an exclusive lock on a free uid (SANDBOX_UID_BASE + n) for the duration of one run.
 
     The lock is an flock on a file, so it frees itself if the worker process dies.
     """
     state = _state_dir()
-    state.mkdir(mode=0o700, parents=True, exist_ok=True)
+    state.mkdir(mode=0o711, parents=True, exist_ok=True)
+    os.chmod(state, 0o711)  # traversable (for staging), not listable
     for slot in range(SLOT_COUNT):
         fd = os.open(state / f"slot-{slot}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         try:
@@ -40,11 +51,15 @@ def sandbox_uid_slot() -> Iterator[int]:
             os.close(fd)
             continue
         uid = SANDBOX_UID_BASE + slot
+        stage_dir = state / f"stage-{slot}"
         try:
             kill_uid_processes(uid)  # a previous holder may have died mid-run
-            yield uid
+            shutil.rmtree(stage_dir, ignore_errors=True)
+            stage_dir.mkdir(mode=0o755)
+            yield Slot(uid=uid, stage_dir=stage_dir)
         finally:
             kill_uid_processes(uid)
+            shutil.rmtree(stage_dir, ignore_errors=True)
             os.close(fd)
         return
     raise NoFreeSlotError("no free sandbox slot")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import resource
 import sys
+from pathlib import Path
 
 from app.grading.job import HarnessJob, HarnessOutcome
 from app.sandbox.outcome import RunFacts, build_outcome
@@ -21,13 +22,16 @@ class SubprocessRunner:
 
     name = "subprocess"
 
-    def __init__(self, *, python: str | None = None) -> None:
+    def __init__(self, *, python: str | None = None, workspace_parent: Path | None = None) -> None:
         self.python = python or sys.executable
+        self.workspace_parent = workspace_parent
 
     def run(self, job: HarnessJob) -> HarnessOutcome:
         """Run one job in a fresh temp directory and classify the outcome."""
         limits = job.limits
-        workspace = create_workspace(candidate_files=job.candidate_files, job_input=job.input)
+        workspace = create_workspace(
+            candidate_files=job.candidate_files, job_input=job.input, parent=self.workspace_parent
+        )
         table = _dev_rlimits(rlimit_table(limits))
         harness_dir = os.path.realpath(job.harness_dir)
         env = {

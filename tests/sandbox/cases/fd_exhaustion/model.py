@@ -1,0 +1,4 @@
+# Use up every file descriptor.
+files = []
+while True:
+    files.append(open("/dev/null"))

@@ -12,6 +12,10 @@ def include_all(app: FastAPI) -> None:
     from app.auth import api as auth_api
     from app.scenarios import api as scenarios_api
     from app.web import account as web_account
+    from app.web import admin as web_admin
+    from app.web import candidate as web_candidate
+    from app.web import interviewer as web_interviewer
+    from app.web import invite as web_invite
     from app.web import system as web_system
 
     app.include_router(scenarios_api.router)
@@ -19,3 +23,7 @@ def include_all(app: FastAPI) -> None:
     app.include_router(auth_api.router)
     app.include_router(web_system.router)
     app.include_router(web_account.router)
+    app.include_router(web_candidate.router)
+    app.include_router(web_interviewer.router)
+    app.include_router(web_admin.router)
+    app.include_router(web_invite.router)

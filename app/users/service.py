@@ -67,3 +67,30 @@ def ensure_first_admin(*, session: Session, email: str, credentials_file: Path) 
     credentials_file.write_text(f"email: {email}\npassword: {password}\n")
     credentials_file.chmod(0o600)
     return True
+
+
+def list_users(*, session: Session) -> list[User]:
+    """Every user, admins first, then by email."""
+    order = {Role.admin.value: 0, Role.interviewer.value: 1, Role.candidate.value: 2}
+    users = list(session.scalars(select(User).order_by(User.email)))
+    return sorted(users, key=lambda user: (order.get(user.role, 3), user.email))
+
+
+def set_active(*, session: Session, user: User, actor: User, active: bool) -> User:
+    """Activate or deactivate an account (flushed); an admin cannot deactivate themselves."""
+    if user.id == actor.id and not active:
+        raise UserError("You cannot deactivate your own account.")
+    user.is_active = active
+    session.flush()
+    return user
+
+
+def set_role(*, session: Session, user: User, actor: User, role: str) -> User:
+    """Change an account's role (flushed); an admin cannot remove their own admin role."""
+    if role not in {r.value for r in Role}:
+        raise UserError(f"Unknown role {role!r}; use candidate, interviewer or admin.")
+    if user.id == actor.id and role != Role.admin.value:
+        raise UserError("You cannot remove your own admin role.")
+    user.role = role
+    session.flush()
+    return user

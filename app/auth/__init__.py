@@ -1,0 +1,1 @@
+"""Who is asking: cookie sessions, CSRF, bearer tokens, login rate limits and role dependencies."""

@@ -1,0 +1,92 @@
+"""FastAPI dependencies: the database session, the current user (cookie or bearer) and roles.
+
+API paths answer 401/403 as JSON; pages send anonymous visitors to sign-in and show a 403 page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated
+
+from fastapi import Depends, HTTPException, Request
+from sqlalchemy.orm import Session
+
+from app.auth import sessions, tokens
+from app.auth.csrf import is_api_path
+from app.core.db import get_session
+from app.core.settings import get_settings
+from app.users.models import Role, User
+
+SessionDep = Annotated[Session, Depends(get_session)]
+
+BAD_TOKEN = "The bearer token is invalid, expired or revoked."
+DEACTIVATED = "This account has been deactivated."
+NOT_AUTHENTICATED = "Not authenticated: sign in or send a bearer token."
+WRONG_ROLE = "Your account does not have access to this page."
+
+
+class SignInRequired(Exception):
+    """An anonymous visitor asked for a page; the error handler redirects to sign-in."""
+
+
+def _bearer_user(request: Request, session: Session, header: str) -> User:
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise HTTPException(401, "Use the header 'Authorization: Bearer <token>'.", {"WWW-Authenticate": "Bearer"})
+    found = tokens.token_owner(session=session, token=token.strip())
+    if found is None:
+        raise HTTPException(401, BAD_TOKEN, {"WWW-Authenticate": "Bearer"})
+    token_row, user = found
+    if not user.is_active:
+        raise HTTPException(403, DEACTIVATED)
+    request.state.api_token = token_row
+    return user
+
+
+def optional_user(request: Request, session: SessionDep) -> User | None:
+    """The signed-in user, or None; a bad bearer token is an error, never anonymous."""
+    header = request.headers.get("authorization")
+    if header:
+        user: User | None = _bearer_user(request, session, header)
+    else:
+        uid = sessions.session_user_id(request, max_age_seconds=get_settings().session_max_age_seconds)
+        user = session.get(User, uid) if uid is not None else None
+        # Checked on every request, so deactivation or a password change ends sessions at once.
+        if uid is not None and (user is None or not user.is_active or not sessions.session_matches(request, user)):
+            sessions.end_session(request)
+            user = None
+    request.state.user = user
+    return user
+
+
+OptionalUser = Annotated[User | None, Depends(optional_user)]
+
+
+def current_user(request: Request, user: OptionalUser) -> User:
+    """The signed-in user; 401 for the API, a redirect to sign-in for pages."""
+    if user is None:
+        if is_api_path(request.url.path):
+            raise HTTPException(401, NOT_AUTHENTICATED, {"WWW-Authenticate": "Bearer"})
+        raise SignInRequired()
+    return user
+
+
+CurrentUser = Annotated[User, Depends(current_user)]
+
+
+def require_role(*roles: Role | str) -> Callable[[User], User]:
+    """A dependency that lets only the given roles through (403 otherwise)."""
+    allowed = frozenset(str(role) for role in roles)
+
+    def _check(user: CurrentUser) -> User:
+        if user.role not in allowed:
+            raise HTTPException(403, WRONG_ROLE)
+        return user
+
+    _check.__name__ = f"require_{'_or_'.join(sorted(allowed))}"
+    return _check
+
+
+AdminUser = Annotated[User, Depends(require_role(Role.admin))]
+InterviewerUser = Annotated[User, Depends(require_role(Role.interviewer, Role.admin))]
+CandidateUser = Annotated[User, Depends(require_role(Role.candidate))]

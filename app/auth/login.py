@@ -1,0 +1,49 @@
+"""Checking an email and password, shared by the sign-in form and the token endpoint."""
+
+from __future__ import annotations
+
+from fastapi import Request
+from sqlalchemy.orm import Session
+
+from app.auth.rate_limit import LoginLimiter
+from app.core.security import verify_password
+from app.users import service as users_service
+from app.users.models import User
+
+BAD_CREDENTIALS = "Email or password is incorrect."
+DEACTIVATED = "This account has been deactivated. Ask an administrator to reactivate it."
+
+
+class LoginFailed(Exception):
+    """Sign-in refused; `status_code` and the message are what the client sees."""
+
+    def __init__(self, status_code: int, message: str) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+
+
+def client_ip(request: Request) -> str:
+    """The peer address (uvicorn's --proxy-headers rewrites it behind a trusted proxy)."""
+    return request.client.host if request.client else "unknown"
+
+
+def login_limiter(request: Request) -> LoginLimiter:
+    """The app's limiter (one per app instance, so each test app starts with clean counts)."""
+    limiter: LoginLimiter = request.app.state.login_limiter
+    return limiter
+
+
+def authenticate(*, session: Session, limiter: LoginLimiter, ip: str, email: str, password: str) -> User:
+    """The active user with these credentials; raises LoginThrottled or LoginFailed."""
+    account = users_service.normalise_email(email)
+    limiter.check_and_count(ip=ip, account=account)
+    user = users_service.get_by_email(session=session, email=account) if account else None
+    # verify_password spends the same time when there is no user, so timing reveals nothing.
+    if not verify_password(password, user.password_hash if user else None) or user is None:
+        limiter.failed(account=account)
+        raise LoginFailed(401, BAD_CREDENTIALS)
+    # Deactivation is only revealed to someone who knows the password.
+    if not user.is_active:
+        raise LoginFailed(403, DEACTIVATED)
+    limiter.succeeded(account=account)
+    return user

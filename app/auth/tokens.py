@@ -1,0 +1,44 @@
+"""Bearer tokens for the JSON API; the token is shown once and only its SHA-256 is stored."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.core.db import utcnow
+from app.core.security import new_token, token_digest
+from app.users.models import ApiToken, User
+
+TOKEN_LIFETIME = timedelta(days=30)
+
+
+def as_utc(moment: datetime) -> datetime:
+    """SQLite hands back naive datetimes; every stored moment is UTC."""
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def issue_token(*, session: Session, user: User, name: str = "api", lifetime: timedelta = TOKEN_LIFETIME) -> str:
+    """Store a new token's digest (flushed, not committed) and return the token itself."""
+    token = new_token()
+    session.add(ApiToken(user_id=user.id, token_hash=token_digest(token), name=name, expires_at=utcnow() + lifetime))
+    session.flush()
+    return token
+
+
+def token_owner(*, session: Session, token: str) -> tuple[ApiToken, User] | None:
+    """The unexpired, unrevoked token row and its user (active or not), or None."""
+    row = session.scalar(select(ApiToken).where(ApiToken.token_hash == token_digest(token)))
+    if row is None or row.revoked_at is not None:
+        return None
+    if row.expires_at is not None and as_utc(row.expires_at) <= utcnow():
+        return None
+    user = session.get(User, row.user_id)
+    return (row, user) if user is not None else None
+
+
+def revoke_token(*, session: Session, token_row: ApiToken) -> None:
+    """Mark a token revoked (flushed, not committed)."""
+    token_row.revoked_at = utcnow()
+    session.flush()

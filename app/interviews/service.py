@@ -1,0 +1,130 @@
+"""Creating interviews and redeeming their invite links.
+
+The invite token is returned once and only its SHA-256 is stored. Redeeming creates or completes
+the candidate's account and marks the invite used in one transaction: the caller commits on
+success and rolls back on any InviteError, so a refused invite leaves nothing half-written.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from app.auth.tokens import as_utc
+from app.core.db import utcnow
+from app.core.security import hash_password, new_token, token_digest
+from app.interviews.models import Interview
+from app.scenarios.models import ScenarioVersion
+from app.users import service as users_service
+from app.users.models import Role, User
+
+MAX_TIME_LIMIT_MINUTES = 8 * 60
+MAX_INVITE_LIFETIME = timedelta(days=30)
+
+
+class InterviewError(Exception):
+    """An interview could not be created; `status_code` and the message are shown to the user."""
+
+    def __init__(self, message: str, status_code: int = 422) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+
+
+class InviteError(InterviewError):
+    """An invite link cannot be used (unknown 404, used or expired 410, wrong account 403/409)."""
+
+
+def create_interview(
+    *, session: Session, interviewer: User, candidate_email: str, scenario_version: ScenarioVersion,
+    time_limit_minutes: int, expires_in: timedelta,
+) -> tuple[Interview, str]:
+    """Add an interview (flushed, not committed); returns it and the invite token to show once."""
+    email = users_service.normalise_email(candidate_email)
+    if not users_service.EMAIL_RE.match(email) or len(email) > 254:
+        raise InterviewError("Enter a valid candidate email address.")
+    if scenario_version.status != "published":
+        raise InterviewError("Choose a published challenge.")
+    if not 5 <= time_limit_minutes <= MAX_TIME_LIMIT_MINUTES:
+        raise InterviewError(f"The time limit must be between 5 and {MAX_TIME_LIMIT_MINUTES} minutes.")
+    if not timedelta(minutes=10) <= expires_in <= MAX_INVITE_LIFETIME:
+        raise InterviewError("The invite must stay valid between 10 minutes and 30 days.")
+    candidate = users_service.get_by_email(session=session, email=email)
+    token = new_token()
+    interview = Interview(
+        interviewer_id=interviewer.id,
+        candidate_id=candidate.id if candidate else None,
+        candidate_email=email,
+        scenario_version_id=scenario_version.id,
+        time_limit_minutes=time_limit_minutes,
+        invite_token_hash=token_digest(token),
+        invite_expires_at=utcnow() + expires_in,
+    )
+    session.add(interview)
+    session.flush()
+    return interview, token
+
+
+def find_invite(*, session: Session, token: str) -> Interview:
+    """The interview behind a usable invite; InviteError when unknown, used or expired."""
+    interview = session.scalar(select(Interview).where(Interview.invite_token_hash == token_digest(token)))
+    if interview is None:
+        raise InviteError("This invite link is not valid. Check that you copied the whole link.", 404)
+    if interview.invite_used_at is not None:
+        raise InviteError("This invite link has already been used. Sign in with the account you created.", 410)
+    if as_utc(interview.invite_expires_at) <= utcnow():
+        raise InviteError("This invite link has expired. Ask your interviewer for a new one.", 410)
+    return interview
+
+
+def invite_needs_sign_in(*, session: Session, interview: Interview) -> bool:
+    """True when the invited email already has an account with a password (sign in to accept)."""
+    existing = users_service.get_by_email(session=session, email=interview.candidate_email)
+    return existing is not None and existing.password_hash is not None
+
+
+def redeem_invite(*, session: Session, token: str, password: str | None, signed_in: User | None) -> User:
+    """Accept an invite: set up the account (or use the signed-in one) and mark the invite used."""
+    interview = find_invite(session=session, token=token)
+    existing = users_service.get_by_email(session=session, email=interview.candidate_email)
+    if signed_in is not None:
+        if signed_in.email != interview.candidate_email:
+            raise InviteError(f"This invite is for {interview.candidate_email}. Sign out and open the link again.", 403)
+        user = signed_in
+    elif existing is not None and existing.password_hash is not None:
+        raise InviteError("An account with this email already exists. Sign in, then open the invite link again.", 409)
+    elif existing is not None and not existing.is_active:
+        raise InviteError("This account has been deactivated. Ask an administrator to reactivate it.", 403)
+    else:
+        try:
+            users_service.validate_password(password or "")
+            if existing is not None:
+                existing.password_hash = hash_password(password or "")
+                user = existing
+            else:
+                user = users_service.create_user(
+                    session=session, email=interview.candidate_email, password=password, role=Role.candidate.value
+                )
+        except users_service.UserError as exc:
+            raise InviteError(str(exc), 422) from exc
+    # The conditional update makes two simultaneous redemptions impossible: only one changes the row.
+    claimed = session.execute(
+        update(Interview)
+        .where(Interview.id == interview.id, Interview.invite_used_at.is_(None))
+        .values(invite_used_at=utcnow(), candidate_id=user.id)
+        .execution_options(synchronize_session=False)
+    )
+    if getattr(claimed, "rowcount", 0) != 1:
+        raise InviteError("This invite link has already been used. Sign in with the account you created.", 410)
+    session.flush()
+    session.refresh(interview)
+    return user
+
+
+def interviews_for(*, session: Session, interviewer: User) -> list[Interview]:
+    """The interviewer's interviews, newest first (admins see everyone's)."""
+    query = select(Interview).order_by(Interview.created_at.desc(), Interview.id.desc()).limit(200)
+    if interviewer.role != Role.admin.value:
+        query = query.where(Interview.interviewer_id == interviewer.id)
+    return list(session.scalars(query))

@@ -1,0 +1,84 @@
+"""The admin pages: every scenario version with its status, and user role/active management."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Form, HTTPException, Request
+from sqlalchemy import func, select
+from starlette.responses import RedirectResponse, Response
+
+from app.auth.deps import AdminUser, SessionDep
+from app.scenarios.models import Scenario, ScenarioVersion
+from app.users import service as users_service
+from app.users.models import User
+from app.web.templating import is_htmx, render
+
+router = APIRouter(prefix="/admin", tags=["pages"], include_in_schema=False)
+
+
+@router.get("", name="admin_dashboard")
+def admin_dashboard(request: Request, user: AdminUser, session: SessionDep) -> Response:
+    """All scenario versions (any status) and a count of users per role."""
+    versions = session.execute(
+        select(ScenarioVersion, Scenario.slug, Scenario.archived)
+        .join(Scenario, Scenario.id == ScenarioVersion.scenario_id)
+        .order_by(Scenario.slug, ScenarioVersion.version.desc())
+    ).tuples().all()
+    role_counts = dict(session.execute(select(User.role, func.count()).group_by(User.role)).tuples().all())
+    inactive = session.scalar(select(func.count()).select_from(User).where(User.is_active.is_(False))) or 0
+    return render(request, "admin.html", {"versions": versions, "role_counts": role_counts, "inactive": inactive})
+
+
+@router.get("/users", name="admin_users")
+def admin_users(request: Request, user: AdminUser, session: SessionDep) -> Response:
+    """Every account with forms to change its role and active flag."""
+    return render(request, "admin_users.html", {"users": users_service.list_users(session=session)})
+
+
+def _target(session: SessionDep, user_id: int) -> User:
+    target = session.get(User, user_id)
+    if target is None:
+        raise HTTPException(404, "There is no user with that id.")
+    return target
+
+
+def _after_change(request: Request, target: User, error: str | None, session: SessionDep) -> Response:
+    """htmx gets the re-rendered row; a plain form goes back to the list (or shows the error)."""
+    status = 422 if error else 200
+    if is_htmx(request):
+        return render(request, "partials/user_row.html", {"user": target, "error": error}, status_code=status)
+    if error:
+        context = {"users": users_service.list_users(session=session), "error": error}
+        return render(request, "admin_users.html", context, status_code=status)
+    return RedirectResponse(str(request.url_for("admin_users")), status_code=303)
+
+
+@router.post("/users/{user_id}/active", name="admin_set_active")
+def set_active(
+    request: Request, user_id: int, user: AdminUser, session: SessionDep, active: Annotated[bool, Form()]
+) -> Response:
+    """Activate or deactivate an account; deactivation ends its sessions and tokens at once."""
+    target = _target(session, user_id)
+    try:
+        users_service.set_active(session=session, user=target, actor=user, active=active)
+    except users_service.UserError as exc:
+        session.rollback()
+        return _after_change(request, target, str(exc), session)
+    session.commit()
+    return _after_change(request, target, None, session)
+
+
+@router.post("/users/{user_id}/role", name="admin_set_role")
+def set_role(
+    request: Request, user_id: int, user: AdminUser, session: SessionDep, role: Annotated[str, Form()]
+) -> Response:
+    """Change an account's role."""
+    target = _target(session, user_id)
+    try:
+        users_service.set_role(session=session, user=target, actor=user, role=role)
+    except users_service.UserError as exc:
+        session.rollback()
+        return _after_change(request, target, str(exc), session)
+    session.commit()
+    return _after_change(request, target, None, session)

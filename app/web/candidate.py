@@ -1,0 +1,32 @@
+"""The candidate dashboard: published challenges and the candidate's own attempts."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from sqlalchemy import select
+from starlette.responses import Response
+
+from app.attempts.models import Attempt
+from app.auth.deps import CurrentUser, SessionDep
+from app.scenarios import service as scenarios_service
+from app.scenarios.models import Scenario, ScenarioVersion
+from app.web.templating import render
+
+router = APIRouter(tags=["pages"], include_in_schema=False)
+
+RECENT_ATTEMPTS = 50
+
+
+@router.get("/candidate", name="candidate_dashboard")
+def candidate_dashboard(request: Request, user: CurrentUser, session: SessionDep) -> Response:
+    """Challenges to practise and the signed-in user's attempts (every role may practise)."""
+    challenges = scenarios_service.list_published(session=session)
+    slugs = dict(session.execute(select(Scenario.id, Scenario.slug)).tuples().all())
+    attempts = session.execute(
+        select(Attempt, ScenarioVersion.title, ScenarioVersion.version)
+        .join(ScenarioVersion, ScenarioVersion.id == Attempt.scenario_version_id)
+        .where(Attempt.user_id == user.id)
+        .order_by(Attempt.created_at.desc(), Attempt.id.desc())
+        .limit(RECENT_ATTEMPTS)
+    ).tuples().all()
+    return render(request, "candidate.html", {"challenges": challenges, "slugs": slugs, "attempts": attempts})

@@ -1,0 +1,71 @@
+"""Error responses: JSON under /api, HTML pages elsewhere, sign-in redirects for anonymous visitors."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI, Request
+from fastapi.exception_handlers import http_exception_handler, request_validation_exception_handler
+from fastapi.exceptions import RequestValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.responses import RedirectResponse, Response
+
+from app.auth.csrf import is_api_path
+from app.auth.deps import SignInRequired
+from app.web.templating import is_htmx, render
+
+TITLES = {
+    400: "Bad request", 401: "Sign in required", 403: "Not allowed", 404: "Page not found",
+    405: "Method not allowed", 409: "Conflict", 410: "Link no longer valid", 413: "Too large",
+    422: "Check your input", 429: "Too many attempts", 500: "Something went wrong",
+}
+DEFAULT_MESSAGES = {404: "There is nothing at this address.", 405: "This address does not accept that kind of request."}
+
+
+def error_page(request: Request, status_code: int, message: str, headers: dict[str, str] | None = None) -> Response:
+    """The HTML error page every page route shares."""
+    response = render(
+        request, "error.html",
+        {"status_code": status_code, "title": TITLES.get(status_code, "Error"), "message": message},
+        status_code=status_code,
+    )
+    for key, value in (headers or {}).items():
+        response.headers[key] = value
+    return response
+
+
+def sign_in_redirect(request: Request) -> Response:
+    """Send an anonymous visitor to sign-in, coming back here afterwards."""
+    target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+    location = str(request.url_for("sign_in_page").include_query_params(next=target))
+    if is_htmx(request):
+        return Response(status_code=401, headers={"HX-Redirect": location})
+    return RedirectResponse(location, status_code=303)
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, StarletteHTTPException)
+    if is_api_path(request.url.path) or request.url.path.startswith("/static/"):
+        return await http_exception_handler(request, exc)
+    detail = exc.detail if isinstance(exc.detail, str) else ""
+    if detail in ("", "Not Found", "Method Not Allowed"):  # Starlette's generic texts
+        detail = DEFAULT_MESSAGES.get(exc.status_code, TITLES.get(exc.status_code, "Error"))
+    return error_page(request, exc.status_code, detail, dict(exc.headers or {}))
+
+
+async def _validation_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, RequestValidationError)
+    if is_api_path(request.url.path):
+        return await request_validation_exception_handler(request, exc)
+    fields = sorted({str(err["loc"][-1]) for err in exc.errors() if err.get("loc")})
+    message = "Some fields are missing or invalid: " + ", ".join(fields) + "." if fields else "The form is invalid."
+    return error_page(request, 422, message)
+
+
+async def _sign_in_required(request: Request, exc: Exception) -> Response:
+    return sign_in_redirect(request)
+
+
+def install(app: FastAPI) -> None:
+    """Register the handlers on the app."""
+    app.add_exception_handler(StarletteHTTPException, _http_error)
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(SignInRequired, _sign_in_required)

@@ -1,0 +1,68 @@
+"""Invite links: a candidate opens the link, sets a password (or signs in) and lands on the dashboard."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Form, Request
+from starlette.responses import RedirectResponse, Response
+
+from app.auth import sessions
+from app.auth.deps import OptionalUser, SessionDep
+from app.interviews import service as interviews_service
+from app.scenarios.models import ScenarioVersion
+from app.web.errors import error_page
+from app.web.navigation import dashboard_url
+from app.web.templating import render
+
+router = APIRouter(prefix="/invite", tags=["pages"], include_in_schema=False)
+
+
+def _invite_context(request: Request, session: SessionDep, token: str, user: OptionalUser) -> dict[str, object]:
+    interview = interviews_service.find_invite(session=session, token=token)
+    version = session.get(ScenarioVersion, interview.scenario_version_id)
+    return {
+        "token": token,
+        "interview": interview,
+        "challenge_title": version.title if version else "",
+        "needs_sign_in": user is None and interviews_service.invite_needs_sign_in(session=session, interview=interview),
+        "sign_in_url": str(request.url_for("sign_in_page").include_query_params(
+            next=request.app.url_path_for("invite_page", token=token))),
+        "wrong_account": user is not None and user.email != interview.candidate_email,
+    }
+
+
+@router.get("/{token}", name="invite_page")
+def invite_page(request: Request, token: str, session: SessionDep, user: OptionalUser) -> Response:
+    """Show the invite: set a password, sign in first, or accept as the signed-in candidate."""
+    try:
+        context = _invite_context(request, session, token, user)
+    except interviews_service.InviteError as exc:
+        return error_page(request, exc.status_code, str(exc))
+    return render(request, "invite.html", context)
+
+
+@router.post("/{token}", name="accept_invite")
+def accept_invite(
+    request: Request,
+    token: str,
+    session: SessionDep,
+    user: OptionalUser,
+    password: Annotated[str, Form()] = "",
+    password_confirm: Annotated[str, Form()] = "",
+) -> Response:
+    """Redeem the invite in one transaction, then sign the candidate in."""
+    try:
+        interviews_service.find_invite(session=session, token=token)  # unknown/used/expired before anything else
+        if user is None and password != password_confirm:
+            raise interviews_service.InviteError("The two passwords do not match.", 422)
+        candidate = interviews_service.redeem_invite(session=session, token=token, password=password, signed_in=user)
+    except interviews_service.InviteError as exc:
+        session.rollback()
+        if exc.status_code == 422:
+            context = {**_invite_context(request, session, token, user), "error": str(exc)}
+            return render(request, "invite.html", context, status_code=422)
+        return error_page(request, exc.status_code, str(exc))
+    session.commit()
+    sessions.start_session(request, candidate)
+    return RedirectResponse(dashboard_url(request, candidate), status_code=303)

@@ -1,0 +1,49 @@
+"""Wire the web layer into an app: error pages, form size limit and browser security headers."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+from starlette.datastructures import MutableHeaders
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.core.settings import Settings
+from app.web import errors
+from app.web.limits import FORM_BODY_FACTOR, FormBodyLimitMiddleware
+
+# Pages load only their own scripts and styles; Swagger UI (/docs) needs an inline bootstrap script.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "frame-ancestors 'none'; base-uri 'self'; form-action 'self'"
+)
+
+
+class SecurityHeadersMiddleware:
+    """Headers every response gets (CSP everywhere except the API docs page)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                headers.setdefault("X-Content-Type-Options", "nosniff")
+                headers.setdefault("X-Frame-Options", "DENY")
+                # Invite links carry a secret in the path; never send it to another site.
+                headers.setdefault("Referrer-Policy", "same-origin")
+                if scope["path"] != "/docs":
+                    headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+def install(app: FastAPI, settings: Settings) -> None:
+    """Called once by create_app."""
+    errors.install(app)
+    app.add_middleware(FormBodyLimitMiddleware, max_bytes=settings.max_form_field_chars * FORM_BODY_FACTOR)
+    app.add_middleware(SecurityHeadersMiddleware)

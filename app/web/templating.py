@@ -1,0 +1,58 @@
+"""The Jinja2 environment shared by every page, with the values the base layout needs."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import Request
+from fastapi.templating import Jinja2Templates
+from starlette.responses import Response
+
+from app.auth.csrf import csrf_token
+from app.core.paths import TEMPLATES_DIR
+
+log = logging.getLogger(__name__)
+
+
+def unsafe_mode() -> bool:
+    """True when candidate code would run without the sandbox (the layout shows a warning)."""
+    try:
+        from app.sandbox import unsafe_mode_active
+    except ImportError:  # the sandbox package may not be importable in a partial checkout
+        return False
+    try:
+        return bool(unsafe_mode_active())
+    except Exception:  # a broken probe must not take every page down; say so loudly instead
+        log.exception("could not determine the sandbox mode")
+        return True
+
+
+def _base_context(request: Request) -> dict[str, Any]:
+    return {
+        "csrf_token": csrf_token(request),
+        "current_user": getattr(request.state, "user", None),
+        "unsafe_mode": unsafe_mode(),
+    }
+
+
+templates = Jinja2Templates(directory=str(TEMPLATES_DIR), context_processors=[_base_context])
+
+
+def is_htmx(request: Request) -> bool:
+    return request.headers.get("HX-Request") == "true"
+
+
+def render(
+    request: Request, name: str, context: dict[str, Any] | None = None, *, status_code: int = 200,
+    block: str | None = None,
+) -> Response:
+    """Render a page, or just one named block of it (an htmx fragment)."""
+    if block is None:
+        return templates.TemplateResponse(request, name, context or {}, status_code=status_code)
+    template = templates.get_template(name)
+    full = {"request": request, **(context or {})}
+    for processor in templates.context_processors:
+        full.update(processor(request))
+    html = "".join(template.blocks[block](template.new_context(full)))
+    return Response(html, status_code=status_code, media_type="text/html")

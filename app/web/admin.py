@@ -24,8 +24,8 @@ def admin_dashboard(request: Request, user: AdminUser, session: SessionDep) -> R
         select(ScenarioVersion, Scenario.slug, Scenario.archived)
         .join(Scenario, Scenario.id == ScenarioVersion.scenario_id)
         .order_by(Scenario.slug, ScenarioVersion.version.desc())
-    ).tuples().all()
-    role_counts = dict(session.execute(select(User.role, func.count()).group_by(User.role)).tuples().all())
+    ).all()
+    role_counts = dict(session.execute(select(User.role, func.count()).group_by(User.role)).all())
     inactive = session.scalar(select(func.count()).select_from(User).where(User.is_active.is_(False))) or 0
     return render(request, "admin.html", {"versions": versions, "role_counts": role_counts, "inactive": inactive})
 

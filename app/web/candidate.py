@@ -21,12 +21,12 @@ RECENT_ATTEMPTS = 50
 def candidate_dashboard(request: Request, user: CurrentUser, session: SessionDep) -> Response:
     """Challenges to practise and the signed-in user's attempts (every role may practise)."""
     challenges = scenarios_service.list_published(session=session)
-    slugs = dict(session.execute(select(Scenario.id, Scenario.slug)).tuples().all())
+    slugs = dict(session.execute(select(Scenario.id, Scenario.slug)).all())
     attempts = session.execute(
         select(Attempt, ScenarioVersion.title, ScenarioVersion.version)
         .join(ScenarioVersion, ScenarioVersion.id == Attempt.scenario_version_id)
         .where(Attempt.user_id == user.id)
         .order_by(Attempt.created_at.desc(), Attempt.id.desc())
         .limit(RECENT_ATTEMPTS)
-    ).tuples().all()
+    ).all()
     return render(request, "candidate.html", {"challenges": challenges, "slugs": slugs, "attempts": attempts})

@@ -24,7 +24,7 @@ def _page_context(session: Any, user: User, **extra: Any) -> dict[str, Any]:
     version_ids = {interview.scenario_version_id for interview in interviews}
     titles = dict(
         session.execute(select(ScenarioVersion.id, ScenarioVersion.title).where(ScenarioVersion.id.in_(version_ids)))
-        .tuples().all()
+        .all()
     ) if version_ids else {}
     form = {"candidate_email": "", "scenario_version_id": "", "time_limit_minutes": 60, "valid_days": 7}
     return {

@@ -1,0 +1,76 @@
+"""The expected status of every route for every role.
+
+To add a route: add one row keyed by (METHOD, path template exactly as FastAPI declares it), with
+the status each role should get. Give `path` when the template has parameters (use ids and slugs
+that do not exist unless the row needs a real one) and `json` for a JSON body. Cookie roles send a
+valid CSRF token, so the table checks who may do what, not CSRF (tests/auth covers CSRF).
+test_route_table.py fails when a route has no row, or a row has no route.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+ROLES = ("anonymous", "candidate", "interviewer", "admin")
+TO_SIGN_IN = 303  # pages send anonymous visitors to the sign-in form
+
+
+@dataclass(frozen=True)
+class Expect:
+    anonymous: int
+    candidate: int
+    interviewer: int
+    admin: int
+    path: str | None = None  # a concrete path for templates with {parameters}
+    json: Any = None  # a JSON body (API routes); page POSTs send an empty form
+    form: dict[str, str] = field(default_factory=dict)
+
+    def status_for(self, role: str) -> int:
+        return int(getattr(self, role))
+
+
+def everyone(status: int, **kwargs: Any) -> Expect:
+    return Expect(status, status, status, status, **kwargs)
+
+
+def signed_in(status: int, *, anonymous: int, **kwargs: Any) -> Expect:
+    return Expect(anonymous, status, status, status, **kwargs)
+
+
+ROUTE_TABLE: dict[tuple[str, str], Expect] = {
+    # System
+    ("GET", "/healthz"): everyone(200),
+    ("GET", "/docs"): everyone(200),
+    ("GET", "/openapi.json"): everyone(200),
+    # Signing in and out
+    ("GET", "/"): everyone(303),
+    ("GET", "/dashboard"): everyone(303),
+    ("GET", "/sign-in"): signed_in(303, anonymous=200),
+    ("POST", "/sign-in"): everyone(401),  # empty credentials
+    ("POST", "/sign-out"): everyone(303),
+    # Dashboards
+    ("GET", "/candidate"): signed_in(200, anonymous=TO_SIGN_IN),
+    ("GET", "/interviewer"): Expect(TO_SIGN_IN, 403, 200, 200),
+    ("POST", "/interviewer/interviews"): Expect(TO_SIGN_IN, 403, 422, 422),  # no challenge chosen
+    ("GET", "/admin"): Expect(TO_SIGN_IN, 403, 403, 200),
+    ("GET", "/admin/users"): Expect(TO_SIGN_IN, 403, 403, 200),
+    ("POST", "/admin/users/{user_id}/active"): Expect(
+        TO_SIGN_IN, 403, 403, 404, path="/admin/users/999999999/active", form={"active": "false"}
+    ),
+    ("POST", "/admin/users/{user_id}/role"): Expect(
+        TO_SIGN_IN, 403, 403, 404, path="/admin/users/999999999/role", form={"role": "admin"}
+    ),
+    # Invites (an unknown token is 404 for everyone)
+    ("GET", "/invite/{token}"): everyone(404, path="/invite/not-a-real-invite-token"),
+    ("POST", "/invite/{token}"): everyone(404, path="/invite/not-a-real-invite-token"),
+    # Auth API
+    ("POST", "/api/auth/token"): everyone(422, json={}),
+    ("DELETE", "/api/auth/token"): signed_in(400, anonymous=401),  # cookie sessions have no token to revoke
+    ("GET", "/api/auth/me"): signed_in(200, anonymous=401),
+    # Scenarios and attempts API
+    ("GET", "/api/scenarios"): signed_in(200, anonymous=401),
+    ("GET", "/api/scenarios/{slug}"): signed_in(404, anonymous=401, path="/api/scenarios/no-such-scenario"),
+    ("POST", "/api/attempts"): signed_in(422, anonymous=401, json={}),
+    ("GET", "/api/attempts/{attempt_id}"): signed_in(404, anonymous=401, path="/api/attempts/999999999"),
+}

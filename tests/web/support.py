@@ -1,0 +1,108 @@
+"""Shared fixtures for page and auth tests: the app on the rolled-back session, users, sign-in helpers.
+
+Test folders that need them import the fixtures in their conftest.py (`from web.support import ...`).
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+from sqlalchemy.orm import Session
+
+from app.core.db import get_session, utcnow
+from app.main import create_app
+from app.scenarios.models import Scenario, ScenarioVersion
+from app.users.models import User
+from app.users.service import create_user
+
+PASSWORD = "correct horse battery"
+CSRF_RE = re.compile(r'name="csrf_token" value="([^"]+)"')
+
+
+@dataclass
+class Account:
+    user: User
+    email: str
+    password: str
+
+
+def unique_email(prefix: str) -> str:
+    # Unique emails: on SQLite the rolled-back fixture does not undo every commit (pysqlite savepoints).
+    return f"{prefix}-{uuid.uuid4().hex[:10]}@example.com"
+
+
+def csrf_from(html: str) -> str:
+    """The CSRF token embedded in a rendered form."""
+    match = CSRF_RE.search(html)
+    assert match, "no csrf_token field in the page"
+    return match.group(1)
+
+
+def page_csrf(client: TestClient, path: str = "/sign-in") -> str:
+    """Open a page (which gives the client its session nonce) and return its form token."""
+    response = client.get(path)
+    assert response.status_code == 200, response.text[:300]
+    return csrf_from(response.text)
+
+
+def sign_in(client: TestClient, email: str, password: str = PASSWORD) -> None:
+    """Sign in through the real form, CSRF token and all."""
+    token = page_csrf(client)
+    response = client.post(
+        "/sign-in", data={"email": email, "password": password, "csrf_token": token}, follow_redirects=False
+    )
+    assert response.status_code == 303, f"sign-in failed: {response.status_code} {response.text[:300]}"
+
+
+@pytest.fixture
+def web_app(db: Session) -> FastAPI:
+    """The real app (no lifespan) answering from the test's rolled-back session."""
+    app = create_app()
+
+    def _session() -> Iterator[Session]:
+        yield db
+
+    app.dependency_overrides[get_session] = _session
+    return app
+
+
+@pytest.fixture
+def web_client(web_app: FastAPI) -> TestClient:
+    return TestClient(web_app)
+
+
+@pytest.fixture
+def make_account(db: Session) -> Callable[..., Account]:
+    """Create a committed user with a known password."""
+
+    def _make(role: str = "candidate", *, password: str | None = PASSWORD, active: bool = True) -> Account:
+        email = unique_email(role)
+        user = create_user(session=db, email=email, password=password, role=role)
+        user.is_active = active
+        db.commit()
+        return Account(user=user, email=email, password=password or "")
+
+    return _make
+
+
+@pytest.fixture
+def published_version(db: Session) -> ScenarioVersion:
+    """A small published scenario version (content is not graded in these tests)."""
+    slug = f"web-test-{uuid.uuid4().hex[:8]}"
+    scenario = Scenario(slug=slug, title="Web test scenario")
+    db.add(scenario)
+    db.flush()
+    version = ScenarioVersion(
+        scenario_id=scenario.id, version=1, title="Web test scenario", difficulty="easy",
+        summary="A scenario for page tests.", content={"files": {}}, content_hash=uuid.uuid4().hex,
+        status="published", published_at=utcnow(),
+    )
+    db.add(version)
+    db.commit()
+    return version

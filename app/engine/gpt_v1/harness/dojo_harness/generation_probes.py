@@ -88,7 +88,8 @@ def generation(mods):
     short = tokens((2, 5), seed=31)
     results = {}
     for name, temperature, top_k, prompt, n in (
-        ("crop", 1.0, None, full, 24), ("plain", 1.0, None, short, 4), ("t0.5", 0.5, None, short, 4), ("t2", 2.0, None, short, 4),
+        ("crop", 1.0, None, full, 24), ("plain", 1.0, None, short, 4),
+        ("t0.5", 0.5, None, short, 4), ("t2", 2.0, None, short, 4),
         ("topk5", 1.0, 5, short, 4), ("greedy", 1.0, 1, short, 6),
     ):
         try:

@@ -8,7 +8,6 @@ import torch
 from .errors import describe
 
 
-
 class CandidateImportError(Exception):
     """The candidate's code could not be imported; `kind` is 'syntax' or 'import'."""
 

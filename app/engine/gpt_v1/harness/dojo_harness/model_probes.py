@@ -5,6 +5,7 @@ import re
 
 import torch
 import torch.nn as nn
+
 from .errors import describe
 from .loading import build_model, forward, tokens
 from .weights import fill_reference_weights, signature
@@ -211,7 +212,7 @@ def equivalence(mods):
     return out
 
 
-def overfit_one_batch(mods, steps=150, lr=3e-3):
+def overfit_one_batch(mods, steps=80, lr=1e-2):
     """Train on one fixed batch; the loss should fall close to zero."""
     model = build_model(mods["model"], dtype=torch.float32, seed=0, train=True)
     opt = torch.optim.AdamW(copy.copy([p for p in model.parameters() if p.requires_grad]), lr=lr)
@@ -222,7 +223,7 @@ def overfit_one_batch(mods, steps=150, lr=3e-3):
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
-        first = float(loss) if first is None else first
+        first = float(loss.detach()) if first is None else first
     model.eval()
     with torch.no_grad():
         _, loss = forward(model, x, y)

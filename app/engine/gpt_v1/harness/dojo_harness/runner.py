@@ -60,14 +60,18 @@ def measure(candidate_dir, harness_dir, job):
     except CandidateImportError as exc:
         return {"schema": RESULT_SCHEMA, "error": {"kind": exc.kind, "message": exc.message}, "probes": {}}
     mods["_dir"] = candidate_dir
+    wanted = job.get("probes")  # None: all; tests select a few to stay fast
     probes, seconds = {}, {}
     for name, needs_train, func in PROBES:
-        if needs_train and "train" not in mods:
+        if (needs_train and "train" not in mods) or (wanted is not None and name not in wanted):
             continue
         t0 = time.perf_counter()
         probes[name] = guarded(func, candidate_dir, mods)
         seconds[name] = round(time.perf_counter() - t0, 3)
     cfg = dict(DEFAULT_TRAINING, **job.get("training", {}))
+    if wanted is not None and "training_run" not in wanted and "leak_probe" not in wanted:
+        return {"schema": RESULT_SCHEMA, "error": None, "probes": probes, "seconds": seconds,
+                "has_train": "train" in mods}
     corpus = tiny_run.load_corpus(tiny_run.corpus_path(harness_dir))
     t0 = time.perf_counter()
     run = guarded(tiny_run.training_run, candidate_dir, mods, corpus, cfg)
@@ -77,6 +81,9 @@ def measure(candidate_dir, harness_dir, job):
         probes["position_dependence"] = guarded(model_probes.position_dependence, candidate_dir,
                                                 model, cfg["block_size"])
     seconds["training_run"] = round(time.perf_counter() - t0, 3)
+    if wanted is not None and "leak_probe" not in wanted:
+        return {"schema": RESULT_SCHEMA, "error": None, "probes": probes, "seconds": seconds,
+                "has_train": "train" in mods}
     t0 = time.perf_counter()
     probes["leak_probe"] = guarded(tiny_run.leak_probe, candidate_dir, mods, len(corpus["chars"]), cfg)
     seconds["leak_probe"] = round(time.perf_counter() - t0, 3)

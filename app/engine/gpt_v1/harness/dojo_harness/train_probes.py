@@ -59,7 +59,7 @@ def train_step_gradients(mods):
         fresh, fresh_loss = _fresh_grads(model, x, y)
         before = [p.detach().clone() for p in model.parameters()]
         returned = train.train_step(model, optimizer, x, y, grad_clip=1e9)
-        changed = any(not torch.equal(b, p) for b, p in zip(before, model.parameters()))
+        changed = any(not torch.equal(b, p) for b, p in zip(before, model.parameters(), strict=False))
         step = {"step_calls": len(spy.calls), "params_changed": changed,
                 "returned": float(returned) if returned is not None else None, "fresh_loss": fresh_loss}
         if len(spy.calls) == i:

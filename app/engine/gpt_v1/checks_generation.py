@@ -1,0 +1,71 @@
+"""Checks on generate(): cropping, sampling distribution, temperature, top-k, greedy, seeding."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.engine.gpt_v1.verdicts import Fail, num, probe
+
+Result = dict[str, Any]
+PROB_TOL = 1e-6
+
+
+def _case(c: Result, name: str) -> dict[str, Any]:
+    case = probe(c, "generation")[name]
+    if "exception" in case:
+        raise Fail(f"generate raised {case['exception']}")
+    if case["shape"] != case["expected_shape"]:
+        raise Fail(f"generate returned shape {tuple(case['shape'])}, expected {tuple(case['expected_shape'])}")
+    if not case["prefix_kept"]:
+        raise Fail("generate does not return the prompt followed by the new tokens")
+    return case
+
+
+def _distribution(case: dict[str, Any], what: str) -> None:
+    if case["calls"] == 0 or case["compared"] == 0:
+        raise Fail(f"{what}: no sampling distribution was observed (torch.multinomial was not called)")
+    if not num(case["prob_diff"]) <= PROB_TOL:
+        raise Fail(f"{what}: the sampling probabilities differ from the softmax of the last position's "
+                   f"logits (max difference {num(case['prob_diff']):.3g})")
+
+
+def crops_context(c: Result, r: Result) -> str:
+    case = _case(c, "crop")
+    if case["max_context"] is not None and case["max_context"] > 12:
+        raise Fail(f"generating past block_size fed the model {case['max_context']} tokens (block_size is 12)")
+    _distribution(case, "past block_size")
+    return "generation runs past block_size with a cropped context"
+
+
+def samples_last_position(c: Result, r: Result) -> str:
+    _distribution(_case(c, "plain"), "at temperature 1")
+    return "samples come from the last position's distribution"
+
+
+def temperature(c: Result, r: Result) -> str:
+    for name, t in (("t0.5", 0.5), ("t2", 2.0)):
+        _distribution(_case(c, name), f"at temperature {t}")
+    return "temperature divides the logits"
+
+
+def top_k(c: Result, r: Result) -> str:
+    case = _case(c, "topk5")
+    _distribution(case, "with top_k=5")
+    if case["max_nonzero"] != 5:
+        raise Fail(f"with top_k=5, {case['max_nonzero']} tokens have non-zero probability")
+    return "top-k keeps exactly k tokens"
+
+
+def greedy(c: Result, r: Result) -> str:
+    case = _case(c, "greedy")
+    if not case["tokens_are_argmax"]:
+        raise Fail("with top_k=1 the generated token is not the most likely next token")
+    if case["calls"] and not num(case["prob_diff"]) <= PROB_TOL:
+        raise Fail("with top_k=1 the sampling distribution is not concentrated on the most likely token")
+    return "top_k=1 picks the most likely token"
+
+
+def seeded_reproducible(c: Result, r: Result) -> str:
+    if not probe(c, "seeded_generation")["equal"]:
+        raise Fail("two generations in eval mode with the same seeded generator differ")
+    return "seeded generation is reproducible"

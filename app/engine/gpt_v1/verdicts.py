@@ -1,0 +1,62 @@
+"""Test definitions and the verdict record that checks produce."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class TestSpec:
+    """A stable test id, its component, and whether candidates see it on a public run."""
+
+    id: str
+    component: str
+    public: bool
+    title: str
+    tier: str = "behaviour"  # behaviour | equivalence
+    needs_train: bool = False
+
+
+@dataclass
+class Verdict:
+    id: str
+    component: str
+    passed: bool
+    message: str
+    applicable: bool = True
+    public: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "component": self.component, "passed": self.passed,
+                "message": self.message, "applicable": self.applicable, "public": self.public}
+
+
+class Fail(Exception):
+    """Raised inside a check with the symptom to report."""
+
+
+class NotApplicable(Exception):
+    """Raised inside a check when the test cannot apply to this candidate (never a failure)."""
+
+
+def num(value: Any) -> float:
+    """A measured number; strings 'nan'/'inf' written by the harness become floats."""
+    if value is None:
+        return math.nan
+    return float(value)
+
+
+def probe(result: dict[str, Any], name: str) -> dict[str, Any]:
+    """The measurements of one probe, or Fail with the exception the candidate's code raised."""
+    data = (result.get("probes") or {}).get(name)
+    if data is None:
+        raise Fail("this check could not run: an earlier step did not produce measurements")
+    if "exception" in data:
+        raise Fail(f"the code raised {data['exception']}")
+    return data
+
+
+def close(a: float, b: float, *, rel: float, floor: float = 1.0) -> bool:
+    return math.isfinite(a) and math.isfinite(b) and abs(a - b) <= rel * (floor + abs(b))

@@ -1,0 +1,159 @@
+"""The mutation matrix: prove a scenario's tests detect each planted bug and pass the solution."""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Any
+
+from app.engine.edits import apply_edits
+from app.engine.gpt_v1.checks import SPECS, run_checks
+from app.engine.kinds import BUG_KINDS
+from app.engine.package import ScenarioPackage
+from app.grading.harness_run import outcome_error, run_harness
+from app.grading.job import Runner
+
+MAX_PAIR_RUNS = 6
+
+
+@dataclass
+class ValidationReport:
+    """Outcome of validating one package; `reference` is the solution's measurements."""
+
+    slug: str
+    version: str
+    content_hash: str
+    valid: bool = True
+    problems: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    bugs: list[dict[str, Any]] = field(default_factory=list)
+    masking: list[dict[str, Any]] = field(default_factory=list)
+    tests: list[str] = field(default_factory=list)
+    starter_failing: list[str] = field(default_factory=list)
+    reference: dict[str, Any] | None = None
+
+    def problem(self, text: str) -> None:
+        self.valid = False
+        self.problems.append(text)
+
+    def summary(self) -> dict[str, Any]:
+        """The --json shape: {slug, version, valid, problems, bugs: [{id, kind, component, detected_by}]}."""
+        return {"slug": self.slug, "version": self.version, "valid": self.valid, "problems": self.problems,
+                "warnings": self.warnings, "masking": self.masking,
+                "bugs": [{k: b[k] for k in ("id", "kind", "component", "detected_by")} for b in self.bugs]}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.summary(), "content_hash": self.content_hash, "tests": self.tests,
+                "starter_failing": self.starter_failing, "bug_titles": {b["id"]: b["title"] for b in self.bugs},
+                "reference": self.reference}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> ValidationReport:
+        titles = d.get("bug_titles", {})
+        bugs = [{**b, "title": titles.get(b["id"], b["id"])} for b in d["bugs"]]
+        return cls(slug=d["slug"], version=d["version"], content_hash=d["content_hash"], valid=d["valid"],
+                   problems=d["problems"], warnings=d.get("warnings", []), bugs=bugs,
+                   masking=d.get("masking", []), tests=d["tests"], starter_failing=d["starter_failing"],
+                   reference=d["reference"])
+
+
+def _failing(result: dict[str, Any], reference: dict[str, Any], files: tuple[str, ...]) -> list[str]:
+    return [v.id for v in run_checks(result, reference, files=files) if not v.passed]
+
+
+def _comparable(result: dict[str, Any]) -> str:
+    probes = {k: v for k, v in result.get("probes", {}).items()}
+    if isinstance(probes.get("training_run"), dict):
+        probes["training_run"] = {k: v for k, v in probes["training_run"].items() if k != "seconds"}
+    return json.dumps(probes, sort_keys=True)
+
+
+def validate_package(*, package: ScenarioPackage, runner: Runner, workers: int = 2) -> ValidationReport:
+    """Run solution (twice), starter and every single-bug mutant; build the bug -> test matrix."""
+    pkg = package
+    report = ValidationReport(slug=pkg.slug, version=pkg.version, content_hash=pkg.content_hash)
+    _check_static(pkg, report)
+    jobs: dict[str, dict[str, str]] = {"solution": pkg.solution_files, "solution-again": pkg.solution_files,
+                                       "starter": pkg.starter_files}
+    for bug in pkg.bugs:
+        jobs[f"bug:{bug.id}"] = pkg.mutant_files(bug.id)
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = {name: pool.submit(run_harness, package=pkg, files=files, runner=runner)
+                   for name, files in jobs.items()}
+        outcomes = {name: f.result() for name, f in futures.items()}
+    err = outcome_error(outcomes["solution"])
+    if err:
+        report.problem(f"the solution does not run: {err['kind']}: {err['message']}")
+        return report
+    ref = outcomes["solution"].result or {}
+    report.reference = ref
+    verdicts = run_checks(ref, ref, files=pkg.files)
+    report.tests = [v.id for v in verdicts]
+    for v in verdicts:
+        if not v.passed:
+            report.problem(f"the solution fails {v.id}: {v.message}")
+    again = outcomes["solution-again"]
+    if outcome_error(again) or _comparable(again.result or {}) != _comparable(ref):
+        report.problem("two runs of the solution gave different measurements (the harness is not deterministic)")
+    starter_err = outcome_error(outcomes["starter"])
+    if starter_err:
+        report.problem(f"the starter does not run: {starter_err['kind']}: {starter_err['message']}")
+    else:
+        report.starter_failing = _failing(outcomes["starter"].result or {}, ref, pkg.files)
+        if not report.starter_failing:
+            report.problem("the full starter passes every test")
+    for bug in pkg.bugs:
+        outcome = outcomes[f"bug:{bug.id}"]
+        entry = {"id": bug.id, "kind": bug.kind, "component": bug.component, "title": bug.title,
+                 "detected_by": []}
+        report.bugs.append(entry)
+        bug_err = outcome_error(outcome)
+        if bug_err:
+            report.problem(f"bug {bug.id}: its mutant does not run ({bug_err['kind']}: {bug_err['message']})")
+            continue
+        entry["detected_by"] = _failing(outcome.result or {}, ref, pkg.files)
+        hidden = [t for t in entry["detected_by"] if not SPECS[t].public]
+        if not hidden:
+            report.problem(f"bug {bug.id}: no hidden test detects it (its mutant passes every hidden test)")
+    if not starter_err:
+        _check_masking(pkg, report, runner, ref)
+    return report
+
+
+def _check_static(pkg: ScenarioPackage, report: ValidationReport) -> None:
+    starter = dict(pkg.solution_files)
+    for bug in pkg.bugs:
+        starter = apply_edits(starter, list(bug.edits), where=f"bugs[{bug.id}]")
+        if bug.kind not in BUG_KINDS:
+            report.warnings.append(f"bug {bug.id}: kind {bug.kind!r} is not in the bug catalog's list")
+    if starter != pkg.starter_files:
+        report.problem("the starter is not exactly the solution with every bug's edits applied")
+    if starter == pkg.solution_files:
+        report.problem("the starter is identical to the solution")
+
+
+def _check_masking(pkg: ScenarioPackage, report: ValidationReport, runner: Runner, ref: dict[str, Any]) -> None:
+    """A test a single mutant fails but the full starter passes is masked by another bug; find the pair."""
+    starter = set(report.starter_failing)
+    suspects = []
+    for entry in report.bugs:
+        masked = [t for t in entry["detected_by"] if t not in starter]
+        if entry["detected_by"] and not set(entry["detected_by"]) & starter:
+            report.problem(f"bug {entry['id']}: the full starter passes every test that detects it "
+                           "(another bug masks it)")
+        if masked:
+            suspects.append(entry["id"])
+    pairs = [p for p in combinations([b.id for b in pkg.bugs], 2) if set(p) & set(suspects)][:MAX_PAIR_RUNS]
+    for a, b in pairs:
+        files = apply_edits(pkg.mutant_files(a), list(pkg.bug(b).edits), where=f"bugs[{b}]")
+        outcome = run_harness(package=pkg, files=files, runner=runner)
+        if outcome_error(outcome):
+            continue
+        failing = set(_failing(outcome.result or {}, ref, pkg.files))
+        det = {e["id"]: set(e["detected_by"]) for e in report.bugs}
+        hidden = sorted((det[a] & det[b]) - failing)
+        if hidden or not failing:
+            report.masking.append({"bugs": [a, b], "tests_passing_together": hidden,
+                                   "pair_fails_nothing": not failing})

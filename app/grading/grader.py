@@ -1,0 +1,111 @@
+"""Grade a candidate's files: run the probes in the sandbox, judge them, score the planted bugs."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.engine.gpt_v1.checks import run_checks
+from app.engine.package import ScenarioPackage
+from app.engine.validator import ValidationReport
+from app.grading import scoring
+from app.grading.harness_run import outcome_error, run_harness
+from app.grading.job import Limits, Runner
+from app.grading.reference import ensure_reference
+
+MAX_FILE_BYTES = 256 * 1024
+
+
+class GradingInputError(ValueError):
+    """The submitted files cannot be graded (unknown name, too large, not text)."""
+
+
+@dataclass
+class GradeReport:
+    """The attempt-shaped result (CONTRACTS.md) with the interviewer's fields (bugs, score)."""
+
+    status: str
+    error: dict[str, str] | None
+    tests: list[dict[str, Any]] = field(default_factory=list)
+    training: dict[str, Any] | None = None
+    bugs: list[dict[str, Any]] = field(default_factory=list)
+    score: float = 0.0
+    regressions: list[str] = field(default_factory=list)
+    scenario: str = ""
+    version: str = ""
+    kind: str = "submit"
+    wall_seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"scenario": self.scenario, "version": self.version, "kind": self.kind, "status": self.status,
+                "error": self.error, "tests": self.tests, "training": self.training, "bugs": self.bugs,
+                "score": self.score, "regressions": self.regressions, "wall_seconds": self.wall_seconds}
+
+
+def complete_files(package: ScenarioPackage, files: dict[str, str]) -> dict[str, str]:
+    """The starter with the submitted files on top; unknown or oversize files are rejected."""
+    out = dict(package.starter_files)
+    for name, text in files.items():
+        if name not in package.files:
+            raise GradingInputError(f"unknown file {name!r}; this scenario's files are {', '.join(package.files)}")
+        if not isinstance(text, str):
+            raise GradingInputError(f"{name}: content must be text")
+        if len(text.encode("utf-8", errors="strict")) > MAX_FILE_BYTES:
+            raise GradingInputError(f"{name}: larger than {MAX_FILE_BYTES} bytes")
+        out[name] = text
+    return out
+
+
+def training_summary(result: dict[str, Any], reference: dict[str, Any]) -> dict[str, Any] | None:
+    """Curves and headline numbers of the tiny training run, next to the baseline's."""
+    probes, ref = result.get("probes", {}), reference.get("probes", {})
+    run, base = probes.get("training_run") or {}, ref.get("training_run") or {}
+    if not run or "exception" in run:
+        return {"error": run.get("exception", "the training run did not complete")} if run else None
+    leak = probes.get("leak_probe") or {}
+    return {
+        "steps": run["steps"], "train_loss": run["train_loss"], "val_loss": run["val_loss"],
+        "baseline_val_loss": base.get("val_loss"), "baseline_train_loss": base.get("train_loss"),
+        "final_val_loss": run["final_val_loss"], "baseline_final_val_loss": base.get("final_val_loss"),
+        "final_train_loss": run["final_train_loss"], "init_loss": run["init_loss"],
+        "ln_vocab": (leak.get("ln_vocab") if "exception" not in leak else None),
+        "unigram_entropy": run.get("unigram_entropy"), "leak_probe_loss": leak.get("final_loss"),
+        "baseline_leak_probe_loss": (ref.get("leak_probe") or {}).get("final_loss"),
+        "sample": run.get("sample"), "baseline_sample": base.get("sample"),
+    }
+
+
+def _bugs(report: ValidationReport, failing: set[str] | None) -> list[dict[str, Any]]:
+    detected = {b["id"]: set(b["detected_by"]) for b in report.bugs}
+    fixed = scoring.fixed_bugs(detected, failing) if failing is not None else dict.fromkeys(detected, False)
+    return [{"id": b["id"], "component": b["component"], "title": b["title"], "fixed": fixed[b["id"]]}
+            for b in report.bugs]
+
+
+def grade_files(*, package: ScenarioPackage, files: dict[str, str], runner: Runner,
+                hints_used: dict[str, int] | None = None, kind: str = "submit",
+                limits: Limits | None = None) -> GradeReport:
+    """Grade `files` (missing ones are the starter's). kind='run' reports only the public tests."""
+    started = time.monotonic()
+    complete = complete_files(package, files)
+    ref_report = ensure_reference(package=package, runner=runner)
+    report = GradeReport(status="error", error=None, scenario=package.slug, version=package.version, kind=kind)
+    if ref_report.reference is None:
+        report.error = {"kind": "sandbox", "message": "the scenario's reference run failed; see validation"}
+        return report
+    outcome = run_harness(package=package, files=complete, runner=runner, limits=limits)
+    report.error = outcome_error(outcome)
+    if report.error is not None or outcome.result is None:
+        report.bugs = _bugs(ref_report, None)
+    else:
+        verdicts = [v.to_dict() for v in run_checks(outcome.result, ref_report.reference, files=package.files)]
+        failing = {v["id"] for v in verdicts if not v["passed"]}
+        report.bugs = _bugs(ref_report, failing)
+        report.regressions = scoring.regressions(verdicts, ref_report.starter_failing)
+        report.tests = [v for v in verdicts if kind != "run" or v["public"]]
+        report.status = "passed" if not failing else "failed"
+        report.training = training_summary(outcome.result, ref_report.reference)
+    report.score = scoring.score({b["id"]: b["fixed"] for b in report.bugs}, hints_used)
+    report.wall_seconds = round(time.monotonic() - started, 3)
+    return report

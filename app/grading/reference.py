@@ -1,0 +1,64 @@
+"""Reference measurements and the mutation matrix, computed once per scenario version and cached."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+from app.engine.gpt_v1.bundle import data_dir, engine_fingerprint
+from app.engine.package import ScenarioPackage
+from app.engine.validator import ValidationReport, validate_package
+from app.grading.job import Runner
+
+_locks: dict[str, threading.Lock] = {}
+_locks_guard = threading.Lock()
+
+
+def cache_path(package: ScenarioPackage) -> Path:
+    """var/cache/reference/<content_hash>-<engine fingerprint>.json"""
+    return data_dir() / "cache" / "reference" / f"{package.content_hash}-{engine_fingerprint()}.json"
+
+
+def load_cached(package: ScenarioPackage) -> ValidationReport | None:
+    """The cached validation report (with the solution's measurements), if present and readable."""
+    path = cache_path(package)
+    try:
+        return ValidationReport.from_dict(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def store(package: ScenarioPackage, report: ValidationReport) -> None:
+    """Write atomically so a concurrent reader never sees half a file."""
+    path = cache_path(package)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".ref-")
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        json.dump(report.to_dict(), fh)
+    os.replace(tmp, path)
+
+
+def ensure_reference(*, package: ScenarioPackage, runner: Runner) -> ValidationReport:
+    """Cached report, or validate now (solution, starter, mutants) and cache it when the solution ran."""
+    cached = load_cached(package)
+    if cached is not None:
+        return cached
+    with _locks_guard:
+        lock = _locks.setdefault(package.content_hash, threading.Lock())
+    with lock:
+        cached = load_cached(package)
+        if cached is not None:
+            return cached
+        report = validate_package(package=package, runner=runner)
+        if report.reference is not None:
+            store(package, report)
+        return report
+
+
+def reference_from_json(data: dict[str, Any]) -> ValidationReport:
+    """Rebuild a report that the web app stored in its database (ValidationReport.to_dict())."""
+    return ValidationReport.from_dict(data)

@@ -2,16 +2,23 @@
 
 import torch
 
+ACCUM_STEPS = 2  # micro-batches per step: halves activation memory on the production machine
+
 
 def train_step(model, optimizer, x, y, grad_clip=1.0):
-    """Run one optimisation step on the batch (x, y) and return its loss as a float."""
-    _, loss = model(x, y)
+    """One optimisation step on (x, y), accumulating gradients over micro-batches; returns the loss."""
     optimizer.zero_grad(set_to_none=True)
-    loss.backward()
-    if grad_clip is not None:
-        torch.nn.utils.clip_grad_norm_(model.parameters(), grad_clip)
+    n_targets = (y != -1).sum()
+    total = 0.0
+    for xs, ys in zip(x.chunk(ACCUM_STEPS), y.chunk(ACCUM_STEPS)):
+        _, loss = model(xs, ys)
+        # weight the micro-batch mean by its share of the targets: the sum is the full-batch mean
+        loss = loss * ((ys != -1).sum() / n_targets)
+        loss.backward()
+        total += loss.item()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), grad_clip)
     optimizer.step()
-    return loss.item()
+    return total
 
 
 @torch.no_grad()

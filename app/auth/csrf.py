@@ -19,7 +19,7 @@ from app.core.settings import get_settings
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
 CSRF_FIELD = "csrf_token"
 CSRF_HEADER = "X-CSRF-Token"
-CSRF_FAILED = "The form's security token is missing or out of date. Reload the page and try again."
+CSRF_FAILED = "The security token of this form is missing or out of date. Reload the page and try again."
 FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import threading
 import time
 
 from fastapi import FastAPI, Request
@@ -29,6 +30,31 @@ def install_session_middleware(app: FastAPI, settings: Settings) -> None:
         same_site="lax",
         https_only=settings.cookie_secure,
     )
+
+
+class EndedSessions:
+    """Nonces of sessions signed out in this process, refused until their cookie would expire anyway.
+
+    A signed cookie stays valid until it expires, so without this list a copy of the cookie taken
+    before sign-out would still work. The list lives in process memory: several web processes or a
+    restart forget it (the password stamp and deactivation checks still apply everywhere).
+    """
+
+    def __init__(self, max_age_seconds: int) -> None:
+        self.max_age = max_age_seconds
+        self._ended: dict[str, float] = {}
+        self._lock = threading.Lock()
+
+    def add(self, nonce: str) -> None:
+        now = time.monotonic()
+        with self._lock:
+            self._ended = {key: until for key, until in self._ended.items() if until > now}
+            self._ended[nonce] = now + self.max_age
+
+    def __contains__(self, nonce: object) -> bool:
+        with self._lock:
+            until = self._ended.get(nonce) if isinstance(nonce, str) else None
+        return until is not None and until > time.monotonic()
 
 
 def password_stamp(user: User) -> str:
@@ -54,7 +80,11 @@ def start_session(request: Request, user: User) -> None:
 
 
 def end_session(request: Request) -> None:
-    """Forget everything in the cookie (the browser receives an expired cookie)."""
+    """Forget everything in the cookie and refuse this session's nonce from now on."""
+    nonce = request.session.get("nonce")
+    ended: EndedSessions | None = getattr(request.app.state, "ended_sessions", None)
+    if ended is not None and isinstance(nonce, str) and "uid" in request.session:
+        ended.add(nonce)
     request.session.clear()
 
 
@@ -65,6 +95,9 @@ def session_user_id(request: Request, *, max_age_seconds: int) -> int | None:
     if not isinstance(uid, int) or not isinstance(issued, int):
         return None
     if time.time() - issued > max_age_seconds:
+        return None
+    ended: EndedSessions | None = getattr(request.app.state, "ended_sessions", None)
+    if ended is not None and request.session.get("nonce") in ended:
         return None
     return uid
 

@@ -60,6 +60,16 @@ def sign_in(client: TestClient, email: str, password: str = PASSWORD) -> None:
     assert response.status_code == 303, f"sign-in failed: {response.status_code} {response.text[:300]}"
 
 
+@pytest.fixture(autouse=True)
+def fast_password_hashing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Cheap Argon2 parameters in page tests: the real ones cost about half a second per hash here."""
+    from argon2 import PasswordHasher
+
+    from app.core import security
+
+    monkeypatch.setattr(security, "_hasher", PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1))
+
+
 @pytest.fixture
 def web_app(db: Session) -> FastAPI:
     """The real app (no lifespan) answering from the test's rolled-back session."""

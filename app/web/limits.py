@@ -14,7 +14,7 @@ FORM_BODY_FACTOR = 16
 
 
 def field_too_long(name: str, length: int, limit: int) -> str:
-    return f"The field '{name}' is too long ({length} characters; the limit is {limit}). Shorten it and try again."
+    return f"The field {name} is too long ({length} characters; the limit is {limit}). Shorten it and try again."
 
 
 async def limit_form_fields(request: Request) -> None:

@@ -15,9 +15,9 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 
-from app.core.db import get_session, utcnow
+from app.core.db import get_session
 from app.main import create_app
-from app.scenarios.models import Scenario, ScenarioVersion
+from app.scenarios.models import ScenarioVersion
 from app.users.models import User
 from app.users.service import create_user
 
@@ -103,16 +103,13 @@ def make_account(db: Session) -> Callable[..., Account]:
 
 @pytest.fixture
 def published_version(db: Session) -> ScenarioVersion:
-    """A small published scenario version (content is not graded in these tests)."""
-    slug = f"web-test-{uuid.uuid4().hex[:8]}"
-    scenario = Scenario(slug=slug, title="Web test scenario")
-    db.add(scenario)
-    db.flush()
-    version = ScenarioVersion(
-        scenario_id=scenario.id, version=1, title="Web test scenario", difficulty="easy",
-        summary="A scenario for page tests.", content={"files": {}}, content_hash=uuid.uuid4().hex,
-        status="published", published_at=utcnow(),
-    )
-    db.add(version)
+    """A real published scenario version: the built-ins, loaded idempotently.
+
+    A made-up version would leak into other tests' scenario lists on SQLite (see unique_email).
+    """
+    from app.scenarios.service import sync_builtin_scenarios
+
+    versions = sync_builtin_scenarios(session=db)
     db.commit()
-    return version
+    assert versions, "no built-in scenarios to test with"
+    return versions[0]

@@ -1,0 +1,126 @@
+"""Error pages (HTML for pages, JSON for /api), oversized fields, /healthz, /docs, headers, the unsafe banner."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+from sqlalchemy.orm import Session
+
+from app.core.db import get_session
+from app.core.settings import get_settings
+from app.users.models import User
+from app.web import templating
+from web.support import Account, csrf_from, page_csrf, sign_in
+
+
+def test_unknown_page_is_an_html_404(web_client: TestClient) -> None:
+    response = web_client.get("/no/such/page")
+    assert response.status_code == 404
+    assert "text/html" in response.headers["content-type"]
+    assert "There is nothing at this address." in response.text
+
+
+def test_unknown_api_path_is_a_json_404(web_client: TestClient) -> None:
+    response = web_client.get("/api/no/such/thing")
+    assert response.status_code == 404
+    assert response.json() == {"detail": "Not Found"}
+
+
+def test_candidate_calling_an_api_it_may_not_use_gets_json_not_html(web_client: TestClient) -> None:
+    response = web_client.get("/api/auth/me")
+    assert response.status_code == 401
+    assert response.headers["content-type"].startswith("application/json")
+
+
+def test_oversized_form_field_is_413_with_a_message_and_changes_nothing(
+    web_app: FastAPI, db: Session, make_account: Callable[..., Account]
+) -> None:
+    client = TestClient(web_app)
+    sign_in(client, make_account("admin").email)
+    target = make_account("candidate")
+    limit = get_settings().max_form_field_chars
+    response = client.post(
+        f"/admin/users/{target.user.id}/role",
+        data={"role": "x" * (limit + 1), "csrf_token": csrf_from(client.get("/admin/users").text)},
+    )
+    assert response.status_code == 413
+    assert f"The field role is too long ({limit + 1} characters; the limit is {limit})" in response.text
+    db.expire_all()
+    assert db.get(User, target.user.id).role == "candidate"
+
+
+def test_oversized_sign_in_field_is_413(web_client: TestClient) -> None:
+    limit = get_settings().max_form_field_chars
+    token = page_csrf(web_client)
+    response = web_client.post("/sign-in", data={"email": "a@b.co", "password": "p" * (limit + 5), "csrf_token": token})
+    assert response.status_code == 413
+    assert "too long" in response.text
+
+
+def test_huge_form_body_is_refused_before_it_is_read(web_client: TestClient) -> None:
+    body = "x=" + "y" * (get_settings().max_form_field_chars * 20)
+    response = web_client.post(
+        "/sign-in", content=body, headers={"content-type": "application/x-www-form-urlencoded"}
+    )
+    assert response.status_code == 413
+    assert response.json() == {"detail": "The submitted form is too large."}
+
+
+def test_healthz_reports_ok_with_a_database(web_client: TestClient) -> None:
+    response = web_client.get("/healthz")
+    assert response.status_code == 200
+    assert response.json() == {"status": "ok", "database": "ok"}
+
+
+def test_healthz_is_503_when_the_database_is_down(web_app: FastAPI) -> None:
+    from sqlalchemy import create_engine
+
+    dead = create_engine("postgresql+psycopg://nobody@127.0.0.1:1/none", connect_args={"connect_timeout": 1})
+
+    def _dead_session() -> Iterator[Session]:
+        with Session(bind=dead) as session:
+            yield session
+
+    web_app.dependency_overrides[get_session] = _dead_session
+    response = TestClient(web_app).get("/healthz")
+    assert response.status_code == 503
+    assert response.json()["status"] == "error"
+    assert response.json()["database"].startswith("unavailable")
+
+
+def test_docs_load_swagger_from_local_static_files(web_client: TestClient) -> None:
+    page = web_client.get("/docs")
+    assert page.status_code == 200
+    assert "/static/vendor/swagger-ui/swagger-ui-bundle.js" in page.text
+    assert "/static/vendor/swagger-ui/swagger-ui.css" in page.text
+    assert "cdn.jsdelivr" not in page.text and "unpkg" not in page.text
+    assert web_client.get("/static/vendor/swagger-ui/swagger-ui-bundle.js").status_code == 200
+    assert web_client.get("/static/vendor/htmx/htmx.min.js").status_code == 200
+
+
+def test_pages_load_no_remote_assets_and_send_security_headers(web_client: TestClient) -> None:
+    response = web_client.get("/sign-in")
+    assert "https://" not in response.text
+    assert response.headers["X-Frame-Options"] == "DENY"
+    assert response.headers["X-Content-Type-Options"] == "nosniff"
+    assert "script-src 'self'" in response.headers["Content-Security-Policy"]
+
+
+def test_unsafe_mode_shows_a_banner_on_every_page(web_client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(templating, "unsafe_mode", lambda: False)
+    assert "Unsafe development mode" not in web_client.get("/sign-in").text
+    monkeypatch.setattr(templating, "unsafe_mode", lambda: True)
+    for path in ("/sign-in", "/no/such/page"):
+        assert "Unsafe development mode" in web_client.get(path).text
+
+
+def test_validation_error_on_a_page_is_an_html_422(web_app: FastAPI, make_account: Callable[..., Account]) -> None:
+    client = TestClient(web_app)
+    sign_in(client, make_account("admin").email)
+    token = csrf_from(client.get("/admin/users").text)
+    response = client.post("/admin/users/1/active", data={"csrf_token": token})
+    assert response.status_code == 422
+    assert "Some fields are missing or invalid: active." in response.text

@@ -9,8 +9,14 @@ import subprocess
 
 BWRAP_ENV = "DOJO_BWRAP"
 DEFAULT_BWRAP = "/usr/bin/bwrap"
-# When the service runs as root, sandboxed processes run as SANDBOX_UID_BASE + slot instead.
+# When the service runs as root, sandboxed processes run as uid base + slot instead.
 SANDBOX_UID_BASE = 64000
+UID_BASE_ENV = "DOJO_SANDBOX_UID_BASE"
+
+
+def sandbox_uid_base() -> int:
+    """First sandbox uid (DOJO_SANDBOX_UID_BASE overrides 64000); nothing else may use the range."""
+    return int(os.environ.get(UID_BASE_ENV) or SANDBOX_UID_BASE)
 
 
 def bwrap_path() -> str:
@@ -20,8 +26,8 @@ def bwrap_path() -> str:
 
 def _drop_to_sandbox_uid() -> None:
     os.setgroups([])
-    os.setgid(SANDBOX_UID_BASE)
-    os.setuid(SANDBOX_UID_BASE)
+    os.setgid(sandbox_uid_base())
+    os.setuid(sandbox_uid_base())
 
 
 @functools.lru_cache(maxsize=1)

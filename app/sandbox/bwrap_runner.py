@@ -16,6 +16,7 @@ from app.sandbox.bwrap_probe import bwrap_path
 from app.sandbox.outcome import RunFacts, build_outcome
 from app.sandbox.result_file import ResultRead, result_from_read
 from app.sandbox.rlimits import apply_rlimits, rlimit_table
+from app.sandbox.seccomp import denylist_program
 from app.sandbox.slots import Slot, sandbox_uid_slot
 from app.sandbox.supervise import SupervisedRun, run_supervised
 from app.sandbox.workspace import Workspace, create_workspace
@@ -86,10 +87,24 @@ class BwrapRunner:
         read_fd, write_fd = os.pipe()
         to_close = [read_fd, write_fd]
         try:
-            argv = cmd.build_bwrap_argv(
+            sandbox_argv = cmd.build_bwrap_argv(
                 bwrap=self.bwrap, python=self.python, mounts=mounts, limits=limits,
                 sandbox_uid=uid, status_fd=write_fd,
             )  # fmt: skip
+            # Arguments and the seccomp program go through pipes: the sandbox can read pid 1's
+            # cmdline, and it should not learn host paths from it.
+            split = sandbox_argv.index("--")
+            options, command = sandbox_argv[1:split], sandbox_argv[split:]
+            args_fd = _pipe_with(b"".join(arg.encode() + b"\0" for arg in options))
+            to_close.append(args_fd)
+            argv = [self.bwrap, "--args", str(args_fd), *command]
+            pass_fds = [write_fd, args_fd]
+            program = denylist_program()
+            if program is not None:
+                seccomp_fd = _pipe_with(program)
+                to_close.append(seccomp_fd)
+                pass_fds.append(seccomp_fd)
+                argv[1:1] = ["--seccomp", str(seccomp_fd)]
             table = rlimit_table(limits)
             if slot is not None:
                 config = {"uid": slot.uid, "gid": slot.uid, "rlimits": table, "binds": staged, "argv": argv}
@@ -104,7 +119,7 @@ class BwrapRunner:
                 wall_seconds=limits.wall_seconds,
                 max_output_bytes=limits.max_output_bytes,
                 preexec_fn=preexec,
-                pass_fds=(write_fd,),
+                pass_fds=pass_fds,
                 close_after_start=(write_fd,),
                 extra_read_fds=(read_fd,),
                 max_extra_bytes=limits.max_result_bytes + 4096,
@@ -116,6 +131,16 @@ class BwrapRunner:
         if not status.startswith(b'{"started": true}\n'):
             logger.error("sandbox failed to start: %s", run.stderr[-2000:].decode(errors="replace"))
         return run, status
+
+
+def _pipe_with(data: bytes) -> int:
+    """Read end of a pipe already holding data (small: must fit the pipe buffer)."""
+    read_end, write_end = os.pipe()
+    try:
+        os.write(write_end, data)
+    finally:
+        os.close(write_end)
+    return read_end
 
 
 def _preexec_rlimits(table: list[tuple[int, int, int]]):  # type: ignore[no-untyped-def]

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.sandbox.bwrap_probe import SANDBOX_UID_BASE
+from app.sandbox.bwrap_probe import sandbox_uid_base
 
 SLOT_COUNT = 256
 STATE_DIR_ENV = "DOJO_SANDBOX_STATE_DIR"
@@ -36,7 +36,7 @@ class Slot:
 
 @contextlib.contextmanager
 def sandbox_uid_slot() -> Iterator[Slot]:
-    """Hold an exclusive lock on a free uid (SANDBOX_UID_BASE + n) for the duration of one run.
+    """Hold an exclusive lock on a free uid (uid base + n) for the duration of one run.
 
     The lock is an flock on a file, so it frees itself if the worker process dies.
     """
@@ -50,7 +50,7 @@ def sandbox_uid_slot() -> Iterator[Slot]:
         except BlockingIOError:
             os.close(fd)
             continue
-        uid = SANDBOX_UID_BASE + slot
+        uid = sandbox_uid_base() + slot
         stage_dir = state / f"stage-{slot}"
         try:
             kill_uid_processes(uid)  # a previous holder may have died mid-run

@@ -36,7 +36,7 @@ def _safe_relative(name: str) -> PurePosixPath:
     if (
         not name
         or rel.is_absolute()
-        or any(part in ("", ".", "..") for part in rel.parts)
+        or any(part in ("", ".", "..") for part in name.split("/"))
         or any(ord(ch) < 32 for ch in name)
         or len(name) > 200
     ):

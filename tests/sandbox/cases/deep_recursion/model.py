@@ -1,10 +1,8 @@
-# Blow the C stack.
+# Blow the C stack: a deeply nested list whose repr recurses in C, with Python's guard lifted.
 import sys
+
 sys.setrecursionlimit(10**9)
-
-
-def down(n):
-    return down(n + 1) + 1
-
-
-down(0)
+nested = []
+for _ in range(10**6):
+    nested = [nested]
+repr(nested)

@@ -1,5 +1,6 @@
 # Reach host devices.
 import os
+
 report = [f"dev has {sorted(os.listdir('/dev'))}"]
 for dev in ["/dev/mem", "/dev/kmem", "/dev/port", "/dev/kmsg", "/dev/sda", "/dev/vda", "/dev/nvme0n1",
             "/dev/fuse", "/dev/kvm", "/dev/net/tun", "/dev/loop0"]:

@@ -1,3 +1,4 @@
+# ruff: noqa
 # Use up every file descriptor.
 files = []
 while True:

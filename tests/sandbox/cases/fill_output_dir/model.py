@@ -1,5 +1,6 @@
 # Fill the output and scratch directories with many files, then raise.
 import os
+
 report = []
 for d in [os.environ["DOJO_OUT"], os.getcwd()]:
     n = 0

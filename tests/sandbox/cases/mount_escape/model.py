@@ -1,6 +1,7 @@
 # Mount, chroot, create namespaces: the usual container escapes.
 import ctypes
 import os
+
 libc = ctypes.CDLL(None, use_errno=True)
 report = []
 if libc.mount(b"none", b"/tmp", b"tmpfs", 0, None) == 0:

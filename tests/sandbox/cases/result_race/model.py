@@ -1,6 +1,7 @@
 # A background child keeps swapping result.json for a symlink while the harness writes it.
 import os
 import time
+
 out = os.environ["DOJO_OUT"]
 if os.fork() == 0:
     os.setsid()

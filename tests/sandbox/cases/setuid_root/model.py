@@ -1,5 +1,6 @@
 # Become root by any means at hand.
 import os
+
 report = []
 for name, call in [("setuid", lambda: os.setuid(0)), ("setgid", lambda: os.setgid(0)),
                    ("setresuid", lambda: os.setresuid(0, 0, 0)), ("seteuid", lambda: os.seteuid(0))]:

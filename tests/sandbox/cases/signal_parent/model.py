@@ -1,6 +1,7 @@
 # Kill the parent and try pid 1 and a few host-looking pids.
 import os
 import signal
+
 report = []
 for pid in [1, 2, 300, 1000]:
     try:

@@ -1,6 +1,7 @@
 # Talk to host services over unix sockets (PostgreSQL, Redis, Docker, systemd) and abstract sockets.
 import glob
 import socket
+
 report = []
 paths = ["/var/run/postgresql/.s.PGSQL.5432", "/run/postgresql/.s.PGSQL.5432", "/tmp/.s.PGSQL.5432",
          "/var/run/redis/redis.sock", "/var/run/docker.sock", "/run/systemd/private"]

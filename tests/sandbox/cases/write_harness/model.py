@@ -1,5 +1,6 @@
 # Tamper with the trusted harness, the input and the candidate's own read-only files.
 import os
+
 report = []
 targets = [os.path.join(os.environ["DOJO_HARNESS_DIR"], "main.py"),
            os.path.join(os.environ["DOJO_HARNESS_DIR"], "dojo_escape_canary.txt"),

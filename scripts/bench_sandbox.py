@@ -1,0 +1,119 @@
+"""Sandbox overhead: the same torch harness under bubblewrap and in a plain subprocess.
+
+Usage: .venv/bin/python scripts/bench_sandbox.py [--repeats 5] [--steps 300]
+       [--harness DIR --input FILE.json --candidate DIR]   (e.g. the engine's real grading harness)
+Prints per-run wall times, medians and the overhead of the sandbox as a share of a grading's time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from app.grading.job import HarnessJob, Limits
+from app.sandbox.bwrap_runner import BwrapRunner
+from app.sandbox.subprocess_runner import SubprocessRunner
+
+TORCH_HARNESS = """
+import json, os, sys, time
+started = time.monotonic()
+import torch
+sys.path.insert(0, os.environ["DOJO_CANDIDATE_DIR"])
+import model
+with open(os.environ["DOJO_INPUT"]) as f:
+    cfg = json.load(f)
+torch.manual_seed(0)
+net = model.build(vocab=65, dim=64)
+opt = torch.optim.AdamW(net.parameters(), lr=3e-3)
+data = torch.randint(0, 65, (4096,))
+losses = []
+for step in range(cfg["steps"]):
+    idx = torch.randint(0, 4096 - 33, (16,))
+    x = torch.stack([data[i:i + 32] for i in idx]); y = torch.stack([data[i + 1:i + 33] for i in idx])
+    loss = torch.nn.functional.cross_entropy(net(x).reshape(-1, 65), y.reshape(-1))
+    opt.zero_grad(); loss.backward(); opt.step()
+    losses.append(float(loss))
+with open(os.path.join(os.environ["DOJO_OUT"], "result.json"), "w") as f:
+    json.dump({"final_loss": losses[-1], "seconds": time.monotonic() - started}, f)
+"""
+
+CANDIDATE = """
+import torch
+class Net(torch.nn.Module):
+    def __init__(self, vocab, dim):
+        super().__init__()
+        self.emb = torch.nn.Embedding(vocab, dim)
+        self.pos = torch.nn.Embedding(32, dim)
+        layer = torch.nn.TransformerEncoderLayer(dim, 4, 4 * dim, dropout=0.0, batch_first=True)
+        self.body = torch.nn.TransformerEncoder(layer, 2)
+        self.head = torch.nn.Linear(dim, vocab)
+    def forward(self, x):
+        mask = torch.nn.Transformer.generate_square_subsequent_mask(x.shape[1])
+        h = self.emb(x) + self.pos(torch.arange(x.shape[1]))
+        return self.head(self.body(h, mask=mask, is_causal=True))
+def build(vocab, dim):
+    return Net(vocab, dim)
+"""
+
+
+def _time_runs(runner, job: HarnessJob, repeats: int) -> list[float]:
+    times = []
+    for _ in range(repeats):
+        started = time.monotonic()
+        outcome = runner.run(job)
+        times.append(time.monotonic() - started)
+        if not outcome.ok:
+            raise SystemExit(f"{runner.name} run failed: {outcome.error_kind}: {outcome.error_message}")
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--steps", type=int, default=300)
+    parser.add_argument("--harness", type=Path, help="harness dir with main.py (default: built-in torch harness)")
+    parser.add_argument("--input", type=Path, help="JSON input for --harness")
+    parser.add_argument("--candidate", type=Path, help="directory of candidate files for --harness")
+    args = parser.parse_args()
+    limits = Limits(cpu_seconds=300, wall_seconds=600)
+    with tempfile.TemporaryDirectory() as tmp:
+        if args.harness:
+            files = {p.name: p.read_text() for p in sorted(args.candidate.glob("*.py"))} if args.candidate else {}
+            job_input = json.loads(args.input.read_text()) if args.input else {}
+            job = HarnessJob(candidate_files=files, harness_dir=args.harness, input=job_input, limits=limits)
+        else:
+            harness = Path(tmp) / "harness"
+            harness.mkdir()
+            (harness / "main.py").write_text(TORCH_HARNESS)
+            job = HarnessJob(
+                candidate_files={"model.py": CANDIDATE}, harness_dir=harness, input={"steps": args.steps}, limits=limits
+            )
+        empty_dir = Path(tmp) / "empty"
+        empty_dir.mkdir()
+        (empty_dir / "main.py").write_text(
+            "import json, os\nopen(os.path.join(os.environ['DOJO_OUT'], 'result.json'), 'w').write('{}')\n"
+        )
+        empty = HarnessJob(candidate_files={}, harness_dir=empty_dir, input={}, limits=limits)
+        plain, sandboxed = SubprocessRunner(), BwrapRunner()
+        _time_runs(sandboxed, job, 1)  # warm the page cache for both
+        results = {}
+        for label, the_job in (("empty harness", empty), ("torch grading", job)):
+            plain_times = _time_runs(plain, the_job, args.repeats)
+            sandbox_times = _time_runs(sandboxed, the_job, args.repeats)
+            results[label] = (statistics.median(plain_times), statistics.median(sandbox_times))
+            print(f"{label}: subprocess {' '.join(f'{t:.3f}' for t in plain_times)}")
+            print(f"{label}: bwrap      {' '.join(f'{t:.3f}' for t in sandbox_times)}")
+        for label, (plain_median, sandbox_median) in results.items():
+            overhead = sandbox_median - plain_median
+            print(
+                f"{label:14s} median subprocess {plain_median:.3f}s  bwrap {sandbox_median:.3f}s  "
+                f"overhead {overhead * 1000:+.0f} ms ({overhead / plain_median * 100:+.1f}%)"
+            )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,98 @@
+"""Properties of the bubblewrap sandbox beyond the malicious corpus."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from app.grading.job import HarnessJob, Limits
+from app.sandbox.bwrap_runner import BwrapRunner
+
+from .helpers import FIXTURE_HARNESS, job_for, live_sandbox_processes
+
+pytestmark = pytest.mark.bwrap
+
+INSPECT = """
+import json, os
+seen = {
+    "uid": os.getuid(),
+    "env": sorted(os.environ),
+    "root": sorted(os.listdir("/")),
+    "etc": sorted(os.listdir("/etc")),
+    "work_main": sorted(os.listdir("/work/main")) if os.path.isdir("/work/main") else [],
+    "cwd": os.getcwd(),
+    "hostname": os.uname().nodename,
+}
+VALUE = json.dumps(seen)
+"""
+
+
+def _inspect(tmp_path: Path) -> dict:
+    import json
+
+    outcome = BwrapRunner(workspace_parent=tmp_path).run(job_for(INSPECT))
+    assert outcome.ok and outcome.result is not None, outcome.error_message
+    return json.loads(outcome.result["value"])
+
+
+def test_sandbox_sees_minimal_env_and_filesystem_and_no_app_source(tmp_path: Path) -> None:
+    seen = _inspect(tmp_path)
+    assert seen["env"] == sorted(
+        ["PATH", "HOME", "TMPDIR", "LANG", "PYTHONHASHSEED", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
+         "OPENBLAS_NUM_THREADS", "DOJO_CANDIDATE_DIR", "DOJO_HARNESS_DIR", "DOJO_INPUT", "DOJO_OUT", "PWD"]
+    )  # fmt: skip
+    assert "shadow" not in seen["etc"] and "passwd" in seen["etc"]
+    assert seen["work_main"] == [".venv"]  # the app, its data and its config stay invisible
+    assert seen["cwd"] == "/dojo/work" and seen["hostname"] == "sandbox"
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="the dedicated uid is used only when the service runs as root")
+def test_sandbox_runs_as_a_dedicated_unprivileged_uid(tmp_path: Path) -> None:
+    seen = _inspect(tmp_path)
+    assert seen["uid"] >= int(os.environ["DOJO_SANDBOX_UID_BASE"])
+
+
+def test_sandbox_imports_torch_under_the_default_memory_limit(tmp_path: Path) -> None:
+    source = "import torch\nVALUE = float(torch.arange(4.0).sum())"
+    limits = Limits(wall_seconds=60)  # default memory_bytes and everything else
+    job = HarnessJob(candidate_files={"model.py": source}, harness_dir=FIXTURE_HARNESS, input={}, limits=limits)
+    outcome = BwrapRunner(workspace_parent=tmp_path).run(job)
+    assert outcome.ok and outcome.result is not None, (outcome.error_kind, outcome.error_message, outcome.stderr)
+    assert outcome.result["value"] == 6.0
+
+
+def test_sandbox_reports_a_broken_bwrap_as_sandbox_error_without_host_details(tmp_path: Path) -> None:
+    outcome = BwrapRunner(workspace_parent=tmp_path, bwrap="/usr/bin/false").run(job_for("VALUE = 1"))
+    assert outcome.error_kind == "sandbox"
+    assert outcome.stderr == "" and str(tmp_path) not in (outcome.error_message or "")
+
+
+def test_concurrent_runs_get_separate_sandboxes_and_all_finish(tmp_path: Path) -> None:
+    source = "import os, time\ntime.sleep(0.5)\nVALUE = os.getuid()"
+    outcomes: list = []
+
+    def run_one() -> None:
+        outcomes.append(BwrapRunner(workspace_parent=tmp_path).run(job_for(source)))
+
+    threads = [threading.Thread(target=run_one) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(outcomes) == 4 and all(outcome.ok for outcome in outcomes)
+    if os.getuid() == 0:
+        assert len({outcome.result["value"] for outcome in outcomes}) == 4
+    assert live_sandbox_processes() == []
+
+
+def test_wall_clock_timeout_kills_every_process_in_the_sandbox(tmp_path: Path) -> None:
+    source = "import os, time\nfor _ in range(4):\n    os.fork() == 0 and os.setsid()\ntime.sleep(600)"
+    limits = Limits(wall_seconds=2.0)
+    job = HarnessJob(candidate_files={"model.py": source}, harness_dir=FIXTURE_HARNESS, input={}, limits=limits)
+    outcome = BwrapRunner(workspace_parent=tmp_path).run(job)
+    assert outcome.error_kind == "timeout"
+    assert 2.0 <= outcome.wall_seconds < 10
+    assert live_sandbox_processes() == []

@@ -1,0 +1,157 @@
+"""Every malicious submission (shared corpus + our classic cases) through the real bubblewrap runner."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from app.sandbox.bwrap_runner import BwrapRunner
+
+from .helpers import (
+    FIXTURE_HARNESS,
+    OWN_CASES,
+    acceptance_dir,
+    case_dirs,
+    job_for,
+    live_children,
+    live_sandbox_processes,
+    outcome_text,
+)
+
+pytestmark = pytest.mark.bwrap
+
+OK = None  # the harness finished normally; the grader's checks would then fail the attempt
+
+
+@dataclass(frozen=True)
+class Expect:
+    kinds: frozenset[str | None]
+    contains: tuple[str, ...] = ()
+    forbids: tuple[str, ...] = ()
+
+
+def expect(*kinds: str | None, contains: tuple[str, ...] = (), forbids: tuple[str, ...] = ()) -> Expect:
+    return Expect(frozenset(kinds), contains, forbids)
+
+
+EXPECTED: dict[str, Expect] = {
+    # shared acceptance corpus
+    "cpu_spin": expect("timeout"),
+    "disk_fill": expect("import", contains=("disk fill attempted",)),
+    "fork_bomb": expect("crash", "sandbox", "timeout"),
+    "memory_bomb": expect("memory"),
+    "network": expect("import", forbids=("CONNECTED", "DNS RESOLVED")),
+    "output_flood": expect("output"),
+    "persist_tmp": expect("import", contains=("found from earlier runs: []",)),
+    "read_host": expect("import", contains=("/etc/shadow: FileNotFoundError",), forbids=("root:x:0:0", "root:*:")),
+    "segfault": expect("crash", contains=("SIGSEGV",)),
+    "sleep_forever": expect("timeout"),
+    "symlink_out": expect(OK, forbids=("root:x:0:0",)),
+    # HOME=/tmp is the sandbox's own tmpfs, so that one write is allowed; nothing else may succeed.
+    "write_host": expect("import", contains=("wrote into: ['/tmp']",)),
+    # our classic cases
+    "atexit_exit": expect("crash"),
+    "daemon_escape": expect(OK, contains=("daemon started",)),
+    "deep_recursion": expect("crash"),
+    "dev_access": expect("import", contains=("/dev/mem: FileNotFoundError",)),
+    "exit_without_result": expect("crash", contains=("without writing a result",)),
+    "fd_exhaustion": expect("import", "crash"),
+    "fill_output_dir": expect("import", "crash"),
+    "huge_file": expect("import", contains=("File too large",)),  # Python ignores SIGXFSZ: EFBIG
+    "import_error": expect("import", contains=("ModuleNotFoundError",)),
+    "kill_everything": expect("crash"),
+    "mount_escape": expect("import", contains=("chroot: PermissionError",)),
+    "proc_environ": expect("import"),
+    "ptrace_parent": expect("import", contains=("errno 1",)),
+    "read_app_source": expect("import"),
+    "result_directory": expect("crash", contains=("not a regular file",)),
+    "result_fifo": expect("crash", contains=("not a regular file",)),
+    "result_huge": expect("output", contains=("larger than allowed",)),
+    "result_not_json": expect("crash", contains=("not valid JSON",)),
+    "result_not_object": expect("crash", contains=("JSON object",)),
+    "result_race": expect(OK, "crash"),
+    "result_symlink": expect("crash", contains=("symbolic link",)),
+    "setuid_root": expect("import", contains=("setuid: ",), forbids=("uid=0 ", "euid=0")),
+    "signal_parent": expect("crash"),
+    "syntax_error": expect("syntax", contains=("line 1",)),
+    "thread_bomb": expect("import", "memory", "crash", "timeout"),
+    "unix_sockets": expect("import"),
+    "write_harness": expect("import", contains=("main.py: PermissionError",)),
+    "zip_bomb": expect("memory"),
+}
+
+ALL_CASES = case_dirs(acceptance_dir()) + case_dirs(OWN_CASES)
+# Never shown to a candidate: markers of success in our cases, host paths of the run, the app source.
+ALWAYS_FORBIDDEN = ("BREACH", "dojo-run-", "/work/main/app", "/run/dojo-sandbox", "stage-")
+HOST_SCRATCH = ("/tmp", "/dev/shm", "/var/tmp")
+LEFTOVER_NAMES = ("dojo_escape_canary.txt", "fill.bin", "daemon_alive", "big.bin")
+
+
+def _host_leftovers() -> set[str]:
+    found = set()
+    for directory in HOST_SCRATCH:
+        for name in os.listdir(directory) if os.path.isdir(directory) else []:
+            if name in LEFTOVER_NAMES or name.startswith("dojo_persist_"):
+                found.add(f"{directory}/{name}")
+    for directory in ("/", "/etc", "/usr", "/root", "/work", str(FIXTURE_HARNESS), os.path.dirname(os.__file__)):
+        if os.path.lexists(os.path.join(directory, "dojo_escape_canary.txt")):
+            found.add(directory)
+    return found
+
+
+def _tree_digest(root: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*")):
+        digest.update(str(path.relative_to(root)).encode())
+        if path.is_file():
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def test_corpus_has_at_least_25_cases_and_every_case_has_an_expectation() -> None:
+    names = [case.name for case in ALL_CASES]
+    assert len(case_dirs(acceptance_dir())) >= 12, f"shared corpus not found at {acceptance_dir()}"
+    assert len(names) >= 25
+    assert sorted(set(names) - set(EXPECTED)) == []
+
+
+@pytest.mark.parametrize("case", ALL_CASES, ids=[case.name for case in ALL_CASES])
+def test_malicious_case_ends_contained_with_expected_kind(case: Path, fake_secrets: list[str], tmp_path: Path) -> None:
+    expected = EXPECTED[case.name]
+    runner = BwrapRunner(workspace_parent=tmp_path)
+    leftovers_before = _host_leftovers()
+    harness_before = _tree_digest(FIXTURE_HARNESS)
+
+    outcome = runner.run(job_for((case / "model.py").read_text()))
+
+    text = outcome_text(outcome)
+    assert outcome.error_kind in expected.kinds, (outcome.error_kind, outcome.error_message)
+    for needle in expected.contains:
+        assert needle in text, f"{needle!r} missing from {outcome.error_message!r}"
+    for needle in (*expected.forbids, *ALWAYS_FORBIDDEN, *fake_secrets):
+        assert needle not in text, f"{needle!r} leaked"
+    if outcome.error_kind is not None:
+        assert outcome.error_message and len(outcome.error_message) <= 600
+    assert len(outcome.stdout.encode()) <= 64 * 1024 and len(outcome.stderr.encode()) <= 64 * 1024
+    assert live_sandbox_processes() == []
+    assert live_children() == []
+    assert _host_leftovers() == leftovers_before
+    assert _tree_digest(FIXTURE_HARNESS) == harness_before
+    assert list(tmp_path.iterdir()) == [], "the run's workspace was not removed"
+    # The next, honest submission is still graded normally.
+    follow_up = runner.run(job_for("VALUE = 'honest'"))
+    assert follow_up.ok and follow_up.result is not None and follow_up.result["value"] == "honest"
+
+
+def test_persist_tmp_run_twice_finds_nothing_from_the_first_run(tmp_path: Path) -> None:
+    source = (acceptance_dir() / "persist_tmp" / "model.py").read_text()
+    runner = BwrapRunner(workspace_parent=tmp_path)
+    first = runner.run(job_for(source))
+    second = runner.run(job_for(source))
+    for outcome in (first, second):
+        assert outcome.error_kind == "import"
+        assert outcome.error_message is not None and outcome.error_message.endswith("found from earlier runs: []")

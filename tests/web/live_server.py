@@ -1,0 +1,94 @@
+"""A real `dojo serve` in a subprocess on a free localhost port, with its own data directory and users.
+
+Used by the browser tests and by scripts/screenshots.py.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+ROLES = ("candidate", "interviewer", "admin")
+PASSWORD = "browser-test-password"
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+    "--disable-sync", "--no-first-run",
+]
+
+
+@dataclass
+class LiveServer:
+    url: str
+    data_dir: Path
+    env: dict[str, str]
+    users: dict[str, str]  # role -> email
+    password: str = PASSWORD
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _dojo(env: dict[str, str], *args: str) -> None:
+    subprocess.run([sys.executable, "-m", "app.cli", *args], env=env, cwd=ROOT, check=True, capture_output=True)
+
+
+def _wait_healthy(url: str, proc: subprocess.Popen[bytes], log: Path, timeout: float = 90.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"server exited with {proc.returncode}:\n{log.read_text()[-3000:]}")
+        try:
+            with urllib.request.urlopen(f"{url}/healthz", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.3)
+    raise RuntimeError(f"server not healthy after {timeout}s:\n{log.read_text()[-3000:]}")
+
+
+@contextmanager
+def live_server(data_dir: Path) -> Iterator[LiveServer]:
+    """Migrate a fresh SQLite database, create one user per role, serve it, stop it afterwards."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    env = {key: value for key, value in os.environ.items() if key not in {"BROKER_URL", "DATABASE_URL", "SECRET_KEY"}}
+    env.update({
+        "DOJO_DATA_DIR": str(data_dir),
+        "DATABASE_URL": f"sqlite:///{data_dir / 'dojo.sqlite3'}",
+        "WORKER_CONCURRENCY": "1",
+        "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
+        "PYTHONUNBUFFERED": "1",
+    })
+    _dojo(env, "migrate")
+    users = {role: f"{role}@dojo.example" for role in ROLES}
+    for role, email in users.items():
+        _dojo(env, "create-user", "--email", email, "--password", PASSWORD, "--role", role)
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    log = data_dir / "server.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "app.cli", "serve", "--host", "127.0.0.1", "--port", str(port)],
+            env=env, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
+        )
+        try:
+            _wait_healthy(url, proc, log)
+            yield LiveServer(url=url, data_dir=data_dir, env=env, users=users)
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=5)

@@ -22,8 +22,8 @@ def _safe_name(info: zipfile.ZipInfo) -> PurePosixPath:
     path = PurePosixPath(name)
     if any(part in ("..", "") for part in path.parts) or path.is_absolute():
         raise PackageError(f"{name}: path traversal in zip")
-    mode = info.external_attr >> 16
-    if stat.S_ISLNK(mode) or (mode and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))):
+    file_type = stat.S_IFMT(info.external_attr >> 16)
+    if file_type and file_type not in (stat.S_IFREG, stat.S_IFDIR):
         raise PackageError(f"{name}: links and special files are not allowed in a package")
     return path
 

@@ -14,7 +14,7 @@ def _fresh_grads(model, x, y):
     loss.backward()
     grads = {n: (p.grad.detach().clone() if p.grad is not None else None)
              for n, p in clone.named_parameters() if p.requires_grad}
-    return grads, float(loss)
+    return grads, float(loss.detach())
 
 
 class StepSpy:

@@ -1,0 +1,20 @@
+"""Grading tests run the harness in a plain subprocess (the sandbox has its own tests)."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.sandbox.subprocess_runner import SubprocessRunner
+
+
+@pytest.fixture(scope="session")
+def runner() -> SubprocessRunner:
+    return SubprocessRunner()
+
+
+@pytest.fixture
+def use_subprocess_runner(monkeypatch, runner):
+    """Make the CLI commands (which call app.sandbox.get_runner) use the plain subprocess."""
+    import app.sandbox
+
+    monkeypatch.setattr(app.sandbox, "get_runner", lambda: runner)

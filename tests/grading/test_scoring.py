@@ -1,0 +1,48 @@
+"""Which bugs count as fixed, hint penalties and regressions."""
+
+from __future__ import annotations
+
+from app.grading.scoring import fixed_bugs, regressions, score
+
+MATRIX = {
+    "labels": {"data.targets", "training.learns", "training.too-good"},
+    "mask": {"attention.perturb", "training.too-good", "equivalence.logits"},
+    "scale": {"equivalence.logits", "equivalence.last"},
+}
+
+
+def test_nothing_failing_means_every_bug_fixed():
+    assert fixed_bugs(MATRIX, set()) == {"labels": True, "mask": True, "scale": True}
+
+
+def test_shared_failure_explained_by_a_remaining_bug_does_not_block_a_fix():
+    # labels fixed; the mask bug remains and explains training.too-good and equivalence.logits
+    failing = {"attention.perturb", "training.too-good", "equivalence.logits"}
+    assert fixed_bugs(MATRIX, failing) == {"labels": True, "mask": False, "scale": True}
+
+
+def test_distinctive_failure_marks_bug_unfixed():
+    failing = {"equivalence.last", "equivalence.logits"}
+    assert fixed_bugs(MATRIX, failing) == {"labels": True, "mask": True, "scale": False}
+
+
+def test_unexplained_shared_failure_blocks_the_fix():
+    # mask's own test passes, so nothing explains training.too-good: both sharing bugs stay unfixed
+    failing = {"training.too-good"}
+    assert fixed_bugs(MATRIX, failing) == {"labels": False, "mask": False, "scale": True}
+
+
+def test_undetectable_bug_is_never_fixed():
+    assert fixed_bugs({"ghost": set(), "real": {"a"}}, set()) == {"ghost": False, "real": True}
+
+
+def test_score_subtracts_hint_penalties_per_bug():
+    fixed = {"a": True, "b": True, "c": False, "d": False}
+    assert score(fixed, None) == 0.5
+    assert score(fixed, {"a": 2, "c": 3}) == round(0.25 * 0.7 + 0.25, 4)
+    assert score(fixed, {"a": 10}) == 0.25
+
+
+def test_regressions_are_new_failures_only():
+    tests = [{"id": "x", "passed": False}, {"id": "y", "passed": False}, {"id": "z", "passed": True}]
+    assert regressions(tests, starter_failing=["x"]) == ["y"]

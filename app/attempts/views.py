@@ -13,7 +13,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.attempts.models import Attempt
-from app.coaching.models import CoachingTip
+from app.coaching import service as coaching_service
 from app.scenarios.models import Scenario, ScenarioVersion
 from app.users.models import Role, User
 
@@ -61,21 +61,6 @@ def candidate_tests(tests: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return shown
 
 
-def _tips(session: Session, attempt_id: int) -> list[dict[str, Any]]:
-    rows = session.scalars(select(CoachingTip).where(CoachingTip.attempt_id == attempt_id).order_by(CoachingTip.id))
-    return [
-        {
-            "component": tip.component,
-            "framing": tip.framing,
-            "pro_tip": tip.pro_tip,
-            "steps": tip.steps,
-            "notice": tip.notice,
-            "source": tip.source,
-        }
-        for tip in rows
-    ]
-
-
 def attempt_view(*, session: Session, attempt: Attempt, viewer: User) -> dict[str, Any]:
     """The API's attempt object for this viewer."""
     version = session.get(ScenarioVersion, attempt.scenario_version_id)
@@ -92,7 +77,7 @@ def attempt_view(*, session: Session, attempt: Attempt, viewer: User) -> dict[st
         "error": _error_view(attempt.error),
         "tests": list(result.get("tests") or []) if staff else candidate_tests(list(result.get("tests") or [])),
         "training": result.get("training"),
-        "tips": _tips(session, attempt.id),
+        "tips": coaching_service.tips_of(session=session, attempt_id=attempt.id),
         "notes": attempt.notes,
         "files": attempt.files,
         "interview": attempt.interview_id,

@@ -28,9 +28,8 @@ def grade(*, content: dict[str, Any], files: dict[str, str], kind: str, hints_us
     from app.sandbox import get_runner
 
     package = ScenarioPackage.from_dict(content)
-    # `kind` is accepted for when the grader learns a cheaper "run" mode; today both kinds run
-    # the same checks and the API hides hidden tests from candidates.
-    report = grade_files(package=package, files=files, runner=get_runner(), hints_used=hints_used)
+    # A "run" reports only the public tests; a "submit" reports the hidden ones too.
+    report = grade_files(package=package, files=files, runner=get_runner(), hints_used=hints_used, kind=kind)
     return outcome_from_report(report.to_dict())
 
 

@@ -98,17 +98,12 @@ def _heartbeat(claim: claims.Claim, every_seconds: float) -> Iterator[None]:
 
 
 def _after_grading(attempt_id: int) -> None:
-    """Write coaching tips when the coaching engine is installed; never fails the grading."""
-    try:
-        from app.coaching import service as coaching_service
-    except ImportError:
-        return
-    coach = getattr(coaching_service, "coach_attempt", None)
-    if coach is None:
-        return
+    """Write the coaching tips for the stored result; a coaching failure never undoes the grading."""
+    from app.coaching import service as coaching_service
+
     try:
         with new_session() as session:
-            coach(session=session, attempt_id=attempt_id)
+            coaching_service.coach_attempt(session=session, attempt_id=attempt_id)
             session.commit()
     except Exception:
         log.exception("attempt %s: coaching failed (grading result kept)", attempt_id)

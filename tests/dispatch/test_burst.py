@@ -1,0 +1,137 @@
+"""Submissions through the API, graded by the local pool that the app's lifespan starts.
+
+The burst of 50 checks the dispatch (none lost, none graded twice, duplicates and a recovery pass
+thrown in) with a stand-in grader that takes 50-250 ms: a real grading takes 4-8 s on 2 cores,
+which would make 50 of them several minutes. A second test sends real submissions of the tiny
+scenario through the same path and the real sandboxed grader.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import threading
+import time
+import uuid
+from collections import Counter
+from collections.abc import Iterable
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import select
+
+from app.attempts.models import Attempt
+from app.auth.tokens import issue_token
+from app.core.db import new_session
+from app.dispatch import dispatcher as dispatcher_module
+from app.dispatch import grading, jobs, recovery
+from app.dispatch.grading import GradeOutcome
+from app.main import create_app
+from app.users.service import create_user
+
+from .tiny_scenario import SLUG, publish_tiny, tiny_package, warm_reference
+
+MARK = "# burst-attempt {n}\n"
+FINISHED = ("passed", "failed", "error")
+
+
+def _candidates(count: int) -> list[dict[str, str]]:
+    headers = []
+    with new_session() as session:
+        for _ in range(count):
+            user = create_user(session=session, email=f"b-{uuid.uuid4().hex[:10]}@example.com", password=None,
+                               role="candidate")
+            headers.append({"Authorization": f"Bearer {issue_token(session=session, user=user)}"})
+        session.commit()
+    return headers
+
+
+def _marker(files: dict[str, str]) -> int:
+    return int(files["model.py"].split("\n", 1)[0].rsplit(" ", 1)[1])
+
+
+def _wait_finished(ids: Iterable[int], timeout: float) -> list[Attempt]:
+    ids = list(ids)
+    deadline = time.monotonic() + timeout
+    while True:
+        with new_session() as session:
+            rows = list(session.scalars(select(Attempt).where(Attempt.id.in_(ids))).all())
+        if all(r.status in FINISHED for r in rows) or time.monotonic() > deadline:
+            return rows
+        time.sleep(0.25)
+
+
+def _submit_all(
+    client: TestClient, headers: list[dict[str, str]], model: str, kind: str, first: int = 0
+) -> dict[int, int]:
+    ids = {}
+    for n, header in enumerate(headers, start=first):
+        body = {"scenario": SLUG, "kind": kind, "files": {"model.py": MARK.format(n=n) + model}}
+        response = client.post("/api/attempts", json=body, headers=header)
+        assert response.status_code == 202, response.text
+        ids[n] = response.json()["id"]
+    return ids
+
+
+def test_burst_of_50_submissions_all_finish_and_none_is_graded_twice(
+    app_db: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with new_session() as session:
+        model = publish_tiny(session=session).content["solution_files"]["model.py"]
+        session.commit()
+    graded: Counter[int] = Counter()
+    lock = threading.Lock()
+
+    def stand_in_grader(**kwargs) -> GradeOutcome:
+        with lock:
+            graded[_marker(kwargs["files"])] += 1
+        time.sleep(random.uniform(0.05, 0.25))
+        return GradeOutcome(status="failed", result={"status": "failed", "tests": []}, error=None, score=0.0)
+
+    monkeypatch.setattr(jobs, "grade", stand_in_grader)
+    headers = _candidates(50)
+    with TestClient(create_app()) as client:  # the lifespan starts the local pool
+        pool = dispatcher_module.active()
+        assert pool is not None and pool.concurrency == (os.cpu_count() or 1)
+        ids = _submit_all(client, headers, model, "submit")
+        # Duplicate deliveries (a redelivered message, a restart's recovery) must not grade twice.
+        for attempt_id in ids.values():
+            pool.enqueue(attempt_id)
+        recovery.recover_on_start(enqueue=pool.enqueue)
+        rows = _wait_finished(ids.values(), timeout=60)
+
+    assert len(rows) == 50
+    assert [r.id for r in rows if r.status != "failed"] == []
+    assert all(r.tries == 1 and r.worker_id.startswith("local:") for r in rows)
+    assert graded == Counter(dict.fromkeys(range(50), 1))
+
+
+@pytest.mark.bwrap
+def test_real_submissions_are_graded_by_the_local_pool(app_db: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    with new_session() as session:
+        version = publish_tiny(session=session)
+        session.commit()
+        solution = version.content["solution_files"]["model.py"]
+    starter_model = tiny_package().starter_files["model.py"]
+    warm_reference(Path(os.environ["DOJO_DATA_DIR"]))
+    graded: Counter[int] = Counter()
+    real_grade = grading.grade
+
+    def counting_grade(**kwargs) -> GradeOutcome:
+        graded[_marker(kwargs["files"])] += 1
+        return real_grade(**kwargs)
+
+    monkeypatch.setattr(jobs, "grade", counting_grade)
+    headers = _candidates(4)
+    with TestClient(create_app()) as client:
+        ids = _submit_all(client, headers[:2], solution, "submit")
+        ids.update(_submit_all(client, headers[2:], starter_model, "run", first=2))
+        rows = {r.id: r for r in _wait_finished(ids.values(), timeout=180)}
+        views = [client.get(f"/api/attempts/{ids[n]}", headers=headers[n]).json() for n in range(4)]
+
+    assert [rows[ids[n]].status for n in range(4)] == ["passed", "passed", "failed", "failed"]
+    assert graded == Counter({0: 1, 1: 1, 2: 1, 3: 1})
+    assert all(v["training"]["steps"] == 80 and v["tests"] for v in views)
+    assert any(t["hidden"] for t in views[0]["tests"])  # a submit runs hidden tests...
+    assert not any(t["hidden"] for t in views[2]["tests"])  # ...a run only the public ones

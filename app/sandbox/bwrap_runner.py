@@ -15,7 +15,7 @@ from app.sandbox import bwrap_command as cmd
 from app.sandbox.bwrap_probe import bwrap_path
 from app.sandbox.outcome import RunFacts, build_outcome
 from app.sandbox.result_file import ResultRead, result_from_read
-from app.sandbox.rlimits import apply_rlimits, rlimit_table
+from app.sandbox.rlimits import apply_rlimits, rlimit_table, with_nproc_headroom
 from app.sandbox.seccomp import denylist_program
 from app.sandbox.slots import Slot, sandbox_uid_slot
 from app.sandbox.supervise import SupervisedRun, run_supervised
@@ -40,14 +40,15 @@ class BwrapRunner:
 
     def run(self, job: HarnessJob) -> HarnessOutcome:
         """Run one job and classify the outcome; the workspace is removed afterwards."""
-        workspace = create_workspace(
-            candidate_files=job.candidate_files, job_input=job.input, parent=self.workspace_parent
-        )
-        try:
-            with self._identity() as uid:
-                run, status = self._run_in_sandbox(job, workspace, uid)
-        finally:
-            workspace.remove()
+        with self._identity() as slot:
+            # Inside the slot's directory by default: a worker killed mid-run leaves nothing behind
+            # for long, because the next holder of the slot wipes it.
+            parent = self.workspace_parent or (slot.stage_dir if slot is not None else None)
+            workspace = create_workspace(candidate_files=job.candidate_files, job_input=job.input, parent=parent)
+            try:
+                run, status = self._run_in_sandbox(job, workspace, slot)
+            finally:
+                workspace.remove()
         return build_outcome(_facts(run, status, job.limits), limits=job.limits)
 
     @contextlib.contextmanager
@@ -108,9 +109,9 @@ class BwrapRunner:
             table = rlimit_table(limits)
             if slot is not None:
                 config = {"uid": slot.uid, "gid": slot.uid, "rlimits": table, "binds": staged, "argv": argv}
-                argv, preexec = [sys.executable, "-I", "-B", _ENTER, json.dumps(config)], None
+                argv, preexec = [sys.executable, "-I", "-S", "-B", _ENTER, json.dumps(config)], None
             else:
-                preexec = _preexec_rlimits(table)
+                preexec = _preexec_rlimits(with_nproc_headroom(table))
             to_close.remove(write_fd)  # run_supervised closes it once the child has it
             run = run_supervised(
                 argv,
@@ -151,7 +152,7 @@ def _stage(mounts: list[cmd.Mount], stage_dir: Path) -> tuple[list[cmd.Mount], l
     """Mount points the sandbox uid can reach, for sources it may not (e.g. Python under /root)."""
     staged_mounts, binds = [], []
     for index, mount in enumerate(mounts):
-        point = stage_dir / str(index)
+        point = stage_dir / f"m{index}"
         if os.path.isdir(mount.host):
             point.mkdir(mode=0o755)
         else:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import resource
 
 from app.grading.job import Limits
@@ -33,3 +34,30 @@ def apply_rlimits(table: list[tuple[int, int, int]]) -> None:
             hard = min(hard, cur_hard)
             soft = min(soft, hard)
         resource.setrlimit(which, (soft, hard))
+
+
+def with_nproc_headroom(table: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
+    """RLIMIT_NPROC counts every task of the real uid: when that uid is shared, allow its current tasks too."""
+    if os.getuid() == 0:
+        return table  # root ignores RLIMIT_NPROC anyway
+    extra = tasks_of_uid(os.getuid())
+    return [
+        (which, soft + extra, hard + extra) if which == resource.RLIMIT_NPROC else (which, soft, hard)
+        for which, soft, hard in table
+    ]
+
+
+def tasks_of_uid(uid: int) -> int:
+    """Number of threads owned by uid (what RLIMIT_NPROC counts)."""
+    total = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/status", encoding="ascii", errors="replace") as status:
+                fields = dict(line.split(":", 1) for line in status if ":" in line)
+        except OSError:
+            continue
+        if fields.get("Uid", "").split()[:1] == [str(uid)]:
+            total += int(fields.get("Threads", "1").strip() or 1)
+    return total

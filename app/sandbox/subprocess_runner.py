@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import os
-import resource
 import sys
 from pathlib import Path
 
 from app.grading.job import HarnessJob, HarnessOutcome
 from app.sandbox.outcome import RunFacts, build_outcome
 from app.sandbox.result_file import read_result_file
-from app.sandbox.rlimits import apply_rlimits, rlimit_table
+from app.sandbox.rlimits import apply_rlimits, rlimit_table, with_nproc_headroom
 from app.sandbox.supervise import run_supervised
 from app.sandbox.workspace import create_workspace
 
@@ -32,7 +31,7 @@ class SubprocessRunner:
         workspace = create_workspace(
             candidate_files=job.candidate_files, job_input=job.input, parent=self.workspace_parent
         )
-        table = _dev_rlimits(rlimit_table(limits))
+        table = with_nproc_headroom(rlimit_table(limits))
         harness_dir = os.path.realpath(job.harness_dir)
         env = {
             "PATH": "/usr/local/bin:/usr/bin:/bin",
@@ -70,30 +69,3 @@ class SubprocessRunner:
             result=result,
         )
         return build_outcome(facts, limits=limits)
-
-
-def _dev_rlimits(table: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
-    """RLIMIT_NPROC counts every task of the real uid: allow the service user's current ones too."""
-    if os.getuid() == 0:
-        return table  # root ignores RLIMIT_NPROC anyway
-    extra = _tasks_of_uid(os.getuid())
-    return [
-        (which, soft + extra, hard + extra) if which == resource.RLIMIT_NPROC else (which, soft, hard)
-        for which, soft, hard in table
-    ]
-
-
-def _tasks_of_uid(uid: int) -> int:
-    """Number of threads owned by uid (what RLIMIT_NPROC counts)."""
-    total = 0
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/status", encoding="ascii", errors="replace") as status:
-                fields = dict(line.split(":", 1) for line in status if ":" in line)
-        except OSError:
-            continue
-        if fields.get("Uid", "").split()[:1] == [str(uid)]:
-            total += int(fields.get("Threads", "1").strip() or 1)
-    return total

@@ -33,14 +33,20 @@ def browser(server: LiveServer) -> Iterator[object]:
 
 
 @pytest.fixture
-def page(browser: object) -> Iterator[object]:
+def console_errors() -> list[str]:
+    """What went wrong in the browser; a test that provokes errors on purpose empties it."""
+    return []
+
+
+@pytest.fixture
+def page(browser: object, console_errors: list[str]) -> Iterator[object]:
     """A fresh browser context per test; script errors, CSP violations and failing assets fail the test.
 
     Error statuses of whole pages (a 401 sign-in form) are expected and not counted.
     """
     context = browser.new_context()  # type: ignore[attr-defined]
     tab = context.new_page()
-    errors: list[str] = []
+    errors = console_errors
 
     def _console(message: object) -> None:
         text = message.text  # type: ignore[attr-defined]
@@ -137,3 +143,27 @@ def test_api_docs_render_from_local_assets(page: object, server: LiveServer) -> 
     page.get_by_text("/api/auth/token", exact=True).first.wait_for()  # type: ignore[attr-defined]
 
 
+
+
+def test_htmx_error_is_shown_in_the_row_and_csrf_failure_in_the_alert(
+    page: object, server: LiveServer, console_errors: list[str]
+) -> None:
+    _sign_in(page, server, server.users["admin"], server.password)
+    page.goto(f"{server.url}/admin/users")  # type: ignore[attr-defined]
+    own = page.locator("tr", has_text=server.users["admin"])  # type: ignore[attr-defined]
+    own.get_by_label(f"Role of {server.users['admin']}").select_option("candidate")
+    own.get_by_role("button", name="Save role").click()
+    page.get_by_text("You cannot remove your own admin role.").wait_for()  # type: ignore[attr-defined]
+    # A stale CSRF token: htmx leaves the page alone and the alert says why.
+    page.evaluate(  # type: ignore[attr-defined]
+        "document.body.setAttribute('hx-headers', JSON.stringify({'X-CSRF-Token': 'stale'}));"
+        "document.querySelectorAll('input[name=csrf_token]').forEach(i => i.value = 'stale')"
+    )
+    row = page.locator("tr", has_text=server.users["interviewer"])  # type: ignore[attr-defined]
+    row.get_by_role("button", name="Save role").click()
+    alert = page.locator("#request-error")  # type: ignore[attr-defined]
+    alert.wait_for()
+    assert "security token" in alert.inner_text()
+    assert any(error.startswith("422 ") for error in console_errors)
+    assert any(error.startswith("403 ") for error in console_errors)
+    console_errors.clear()  # both failures were provoked on purpose

@@ -11,9 +11,9 @@ import socket
 import uuid
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import and_, or_, select, update
+from sqlalchemy import CursorResult, Update, and_, or_, select, update
 from sqlalchemy.orm import Session
 
 from app.attempts.models import Attempt, AttemptStatus
@@ -39,6 +39,13 @@ class Claim:
     tries: int
 
 
+def _changed(session: Session, statement: Update) -> int:
+    """Run an UPDATE and return how many rows it changed."""
+    # The rows are changed in SQL only; nothing in the session needs to follow.
+    result = session.execute(statement.execution_options(synchronize_session=False))
+    return cast(CursorResult[Any], result).rowcount
+
+
 def _stale_cutoff(stale_after_seconds: float) -> Any:
     return utcnow() - timedelta(seconds=stale_after_seconds)
 
@@ -57,26 +64,26 @@ def claim(*, session: Session, attempt_id: int, token: str, stale_after_seconds:
     An attempt that already used up max_tries (each try ended with its worker dying) is closed
     as an error of kind "crash" here instead of being graded again.
     """
-    give_up = session.execute(
+    give_up = _changed(
+        session,
         update(Attempt)
         .where(Attempt.id == attempt_id, _claimable(stale_after_seconds), Attempt.tries >= max_tries)
         .values(status=ERROR, error=_crash_error(max_tries), finished_at=utcnow(), worker_id=None)
-        .execution_options(synchronize_session=False)
     )
-    if give_up.rowcount:
+    if give_up:
         session.commit()
         return None
     now = utcnow()
-    taken = session.execute(
+    taken = _changed(
+        session,
         update(Attempt)
         .where(Attempt.id == attempt_id, _claimable(stale_after_seconds))
         .values(
             status=RUNNING, worker_id=token, heartbeat_at=now, started_at=now, tries=Attempt.tries + 1
         )
-        .execution_options(synchronize_session=False)
     )
     session.commit()
-    if not taken.rowcount:
+    if not taken:
         return None
     tries = session.scalar(select(Attempt.tries).where(Attempt.id == attempt_id)) or 0
     return Claim(attempt_id=attempt_id, token=token, tries=tries)
@@ -88,14 +95,14 @@ def _crash_error(tries: int) -> dict[str, str]:
 
 def beat(*, session: Session, claim: Claim) -> bool:
     """Refresh the heartbeat; False when the claim was lost (another worker took the attempt over)."""
-    done = session.execute(
+    done = _changed(
+        session,
         update(Attempt)
         .where(Attempt.id == claim.attempt_id, Attempt.worker_id == claim.token, Attempt.status == RUNNING)
         .values(heartbeat_at=utcnow())
-        .execution_options(synchronize_session=False)
     )
     session.commit()
-    return bool(done.rowcount)
+    return bool(done)
 
 
 def finish(
@@ -108,14 +115,14 @@ def finish(
     score: float | None,
 ) -> bool:
     """Store the outcome if we still hold the claim; False means another worker owns it now."""
-    done = session.execute(
+    done = _changed(
+        session,
         update(Attempt)
         .where(Attempt.id == claim.attempt_id, Attempt.worker_id == claim.token, Attempt.status == RUNNING)
         .values(status=status, result=result, error=error, score=score, finished_at=utcnow(), heartbeat_at=utcnow())
-        .execution_options(synchronize_session=False)
     )
     session.commit()
-    return bool(done.rowcount)
+    return bool(done)
 
 
 def requeue_stale(*, session: Session, stale_after_seconds: float, max_tries: int) -> list[int]:
@@ -131,21 +138,21 @@ def requeue_stale(*, session: Session, stale_after_seconds: float, max_tries: in
     requeued = []
     for attempt_id in ids:
         condition = (Attempt.id == attempt_id, Attempt.status == RUNNING, Attempt.heartbeat_at < stale)
-        crashed = session.execute(
+        crashed = _changed(
+            session,
             update(Attempt)
             .where(*condition, Attempt.tries >= max_tries)
             .values(status=ERROR, error=_crash_error(max_tries), finished_at=utcnow(), worker_id=None)
-            .execution_options(synchronize_session=False)
         )
-        if crashed.rowcount:
+        if crashed:
             continue
-        back = session.execute(
+        back = _changed(
+            session,
             update(Attempt)
             .where(*condition)
             .values(status=QUEUED, worker_id=None)
-            .execution_options(synchronize_session=False)
         )
-        if back.rowcount:
+        if back:
             requeued.append(attempt_id)
     session.commit()
     return requeued

@@ -132,6 +132,6 @@ def test_real_submissions_are_graded_by_the_local_pool(app_db: None, monkeypatch
 
     assert [rows[ids[n]].status for n in range(4)] == ["passed", "passed", "failed", "failed"]
     assert graded == Counter({0: 1, 1: 1, 2: 1, 3: 1})
-    assert all(v["training"]["steps"] == 80 and v["tests"] for v in views)
+    assert all(v["tests"] and v["training"]["final_val_loss"] is not None for v in views)
     assert any(t["hidden"] for t in views[0]["tests"])  # a submit runs hidden tests...
     assert not any(t["hidden"] for t in views[2]["tests"])  # ...a run only the public ones

@@ -1,6 +1,5 @@
 """Probes on the model's forward pass: shapes, loss, positions, causality, batch independence."""
 
-import copy
 import re
 
 import torch
@@ -8,6 +7,7 @@ import torch.nn as nn
 
 from .errors import describe
 from .loading import build_model, forward, tokens
+from .optim import AdamW
 from .weights import fill_reference_weights, signature
 
 # Bound before any candidate code is imported, so a candidate cannot swap them out.
@@ -215,7 +215,7 @@ def equivalence(mods):
 def overfit_one_batch(mods, steps=80, lr=1e-2):
     """Train on one fixed batch; the loss should fall close to zero."""
     model = build_model(mods["model"], dtype=torch.float32, seed=0, train=True)
-    opt = torch.optim.AdamW(copy.copy([p for p in model.parameters() if p.requires_grad]), lr=lr)
+    opt = AdamW([p for p in model.parameters() if p.requires_grad], lr=lr)
     x, y = tokens((4, BLOCK), seed=16), tokens((4, BLOCK), seed=17)
     first = None
     for _ in range(steps):

@@ -7,6 +7,7 @@ import time
 import torch
 
 from .loading import build_model, forward
+from .optim import AdamW
 
 _randint = torch.randint
 _stack = torch.stack
@@ -52,7 +53,7 @@ def _own_step(model, optimizer, x, y, grad_clip=1.0):
     loss.backward()
     torch.nn.utils.clip_grad_norm_(model.parameters(), grad_clip)
     optimizer.step()
-    return float(loss)
+    return float(loss.detach())
 
 
 def training_run(mods, corpus, cfg):
@@ -63,7 +64,7 @@ def training_run(mods, corpus, cfg):
     model = build_model(mods["model"], vocab_size=V, block_size=block, n_layer=cfg["n_layer"],
                         n_head=cfg["n_head"], n_embd=cfg["n_embd"], seed=cfg["seed"],
                         dtype=torch.float32, train=True)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=cfg["learning_rate"])
+    optimizer = AdamW(model.parameters(), lr=cfg["learning_rate"])
     step_fn = mods["train"].train_step if "train" in mods else _own_step
     g_train = torch.Generator().manual_seed(cfg["seed"])
     g_val = torch.Generator().manual_seed(cfg["seed"] + 1)
@@ -109,7 +110,7 @@ def leak_probe(mods, vocab_size, cfg):
     model = build_model(mods["model"], vocab_size=vocab_size, block_size=block, n_layer=cfg["n_layer"],
                         n_head=cfg["n_head"], n_embd=cfg["n_embd"], seed=cfg["seed"],
                         dtype=torch.float32, train=True)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=cfg["learning_rate"])
+    optimizer = AdamW(model.parameters(), lr=cfg["learning_rate"])
     g = torch.Generator().manual_seed(cfg["seed"] + 2)
     stream = _randint(0, vocab_size, (20000,), generator=g)
     losses = []

@@ -5,6 +5,7 @@ import copy
 import torch
 
 from .loading import build_model, forward, tokens
+from .optim import AdamW
 
 
 def _fresh_grads(model, x, y):
@@ -51,7 +52,7 @@ def train_step_gradients(mods):
     """Gradients used at steps 1 and 2 against fresh gradients of each batch's own loss."""
     train = mods["train"]
     model = build_model(mods["model"], train=True)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)
+    optimizer = AdamW(model.parameters(), lr=1e-2)
     spy = StepSpy(model, optimizer)
     batches = [(tokens((3, 12), seed=40 + i), tokens((3, 12), seed=50 + i)) for i in range(2)]
     out = {}
@@ -71,7 +72,7 @@ def train_step_gradients(mods):
 def train_step_clipping(mods, clip=0.01):
     """Total gradient norm the optimizer sees when train_step is asked to clip at a small value."""
     model = build_model(mods["model"], train=True)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    optimizer = AdamW(model.parameters(), lr=1e-3)
     spy = StepSpy(model, optimizer)
     x, y = tokens((3, 12), seed=60), tokens((3, 12), seed=61)
     mods["train"].train_step(model, optimizer, x, y, grad_clip=clip)

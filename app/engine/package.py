@@ -95,7 +95,7 @@ class ScenarioPackage:
         """Rebuild from to_dict() output (e.g. a database JSON column)."""
         bugs = tuple(
             Bug(id=b["id"], kind=b["kind"], component=b["component"], title=b["title"],
-                hints=tuple(b["hints"]), explanation=dict(b["explanation"]),  # type: ignore[arg-type]
+                hints=tuple(b["hints"]), explanation=dict(b["explanation"]),
                 edits=tuple(Edit(**e) for e in b["edits"]))
             for b in data["bugs"]
         )

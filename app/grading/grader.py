@@ -85,11 +85,17 @@ def _bugs(report: ValidationReport, failing: set[str] | None) -> list[dict[str, 
 
 def grade_files(*, package: ScenarioPackage, files: dict[str, str], runner: Runner,
                 hints_used: dict[str, int] | None = None, kind: str = "submit",
-                limits: Limits | None = None) -> GradeReport:
-    """Grade `files` (missing ones are the starter's). kind='run' reports only the public tests."""
+                limits: Limits | None = None, reference: ValidationReport | None = None) -> GradeReport:
+    """Grade `files` (missing ones are the starter's). kind='run' reports only the public tests.
+
+    hints_used maps bug id -> hint levels revealed; `reference` is a stored validation report
+    (ValidationReport.from_dict of what the web app saved), else the file cache is used or filled.
+    """
     started = time.monotonic()
     complete = complete_files(package, files)
-    ref_report = ensure_reference(package=package, runner=runner)
+    if reference is not None and reference.content_hash != package.content_hash:
+        raise ValueError("the reference report belongs to a different scenario version")
+    ref_report = reference or ensure_reference(package=package, runner=runner)
     report = GradeReport(status="error", error=None, scenario=package.slug, version=package.version, kind=kind)
     if ref_report.reference is None:
         report.error = {"kind": "sandbox", "message": "the scenario's reference run failed; see validation"}

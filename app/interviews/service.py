@@ -91,7 +91,6 @@ def redeem_invite(*, session: Session, token: str, password: str | None, signed_
     if signed_in is not None:
         if signed_in.email != interview.candidate_email:
             raise InviteError(f"This invite is for {interview.candidate_email}. Sign out and open the link again.", 403)
-        user = signed_in
     elif existing is not None and existing.password_hash is not None:
         raise InviteError("An account with this email already exists. Sign in, then open the invite link again.", 409)
     elif existing is not None and not existing.is_active:
@@ -99,27 +98,39 @@ def redeem_invite(*, session: Session, token: str, password: str | None, signed_
     else:
         try:
             users_service.validate_password(password or "")
-            if existing is not None:
-                existing.password_hash = hash_password(password or "")
-                user = existing
-            else:
-                user = users_service.create_user(
-                    session=session, email=interview.candidate_email, password=password, role=Role.candidate.value
-                )
         except users_service.UserError as exc:
             raise InviteError(str(exc), 422) from exc
-    # The conditional update makes two simultaneous redemptions impossible: only one changes the row.
+    _claim(session=session, interview=interview)
+    if signed_in is not None:
+        user = signed_in
+    elif existing is not None:
+        existing.password_hash = hash_password(password or "")
+        user = existing
+    else:
+        user = users_service.create_user(
+            session=session, email=interview.candidate_email, password=password, role=Role.candidate.value
+        )
+    interview.candidate_id = user.id
+    session.flush()
+    return user
+
+
+def _claim(*, session: Session, interview: Interview) -> None:
+    """Mark the invite used before touching any account.
+
+    The conditional update lets only one of two simultaneous redemptions change the row (PostgreSQL
+    blocks the second on the row lock, SQLite on the write lock; it then sees the invite used), so
+    the loser never reaches account creation.
+    """
     claimed = session.execute(
         update(Interview)
         .where(Interview.id == interview.id, Interview.invite_used_at.is_(None))
-        .values(invite_used_at=utcnow(), candidate_id=user.id)
+        .values(invite_used_at=utcnow())
         .execution_options(synchronize_session=False)
     )
     if getattr(claimed, "rowcount", 0) != 1:
         raise InviteError("This invite link has already been used. Sign in with the account you created.", 410)
-    session.flush()
     session.refresh(interview)
-    return user
 
 
 def interviews_for(*, session: Session, interviewer: User) -> list[Interview]:

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import logging
+
 from fastapi import FastAPI, Request
 from fastapi.exception_handlers import http_exception_handler, request_validation_exception_handler
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.responses import RedirectResponse, Response
+from starlette.responses import JSONResponse, RedirectResponse, Response
 
 from app.auth.csrf import is_api_path
 from app.auth.deps import SignInRequired
 from app.web.templating import is_htmx, render
+
+log = logging.getLogger(__name__)
 
 TITLES = {
     400: "Bad request", 401: "Sign in required", 403: "Not allowed", 404: "Page not found",
@@ -64,8 +68,20 @@ async def _sign_in_required(request: Request, exc: Exception) -> Response:
     return sign_in_redirect(request)
 
 
+async def _unexpected_error(request: Request, exc: Exception) -> Response:
+    log.error("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
+    message = "Something went wrong on our side. Try again in a moment."
+    if is_api_path(request.url.path):
+        return JSONResponse({"detail": message}, status_code=500)
+    try:
+        return error_page(request, 500, message)
+    except Exception:  # the error page itself failed (for example no session middleware)
+        return Response(message, status_code=500, media_type="text/plain")
+
+
 def install(app: FastAPI) -> None:
     """Register the handlers on the app."""
+    app.add_exception_handler(Exception, _unexpected_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(SignInRequired, _sign_in_required)

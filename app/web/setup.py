@@ -37,6 +37,9 @@ class SecurityHeadersMiddleware:
                 headers.setdefault("Referrer-Policy", "same-origin")
                 if scope["path"] != "/docs":
                     headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+                if not scope["path"].startswith("/static/"):
+                    # Pages carry CSRF tokens, invite links and personal data: never keep them in a cache.
+                    headers.setdefault("Cache-Control", "no-store")
             await send(message)
 
         await self.app(scope, receive, send_with_headers)

@@ -124,3 +124,31 @@ def test_validation_error_on_a_page_is_an_html_422(web_app: FastAPI, make_accoun
     response = client.post("/admin/users/1/active", data={"csrf_token": token})
     assert response.status_code == 422
     assert "Some fields are missing or invalid: active." in response.text
+
+
+def test_wrong_method_on_a_page_is_an_html_405(web_client: TestClient) -> None:
+    response = web_client.get("/sign-out")
+    assert response.status_code == 405
+    assert "This address does not accept that kind of request." in response.text
+
+
+def test_unexpected_error_is_a_500_page_or_json(web_app: FastAPI) -> None:
+    def _broken() -> Iterator[Session]:
+        raise RuntimeError("database exploded")
+        yield  # pragma: no cover
+
+    web_app.dependency_overrides[get_session] = _broken
+    client = TestClient(web_app, raise_server_exceptions=False)
+    page = client.get("/sign-in")
+    assert page.status_code == 500
+    assert page.headers["content-type"].startswith("text/html")
+    assert "Something went wrong on our side." in page.text
+    assert "database exploded" not in page.text
+    api = client.get("/api/auth/me")
+    assert api.status_code == 500
+    assert api.json() == {"detail": "Something went wrong on our side. Try again in a moment."}
+
+
+def test_pages_are_not_cached_but_static_files_may_be(web_client: TestClient) -> None:
+    assert web_client.get("/sign-in").headers["Cache-Control"] == "no-store"
+    assert "no-store" not in web_client.get("/static/css/app.css").headers.get("Cache-Control", "")

@@ -73,6 +73,9 @@ def test_grade_attempt_discards_result_when_claim_was_taken_over(committed_attem
     assert grade_attempt(attempt_id, grader=CountingGrader(side_effect=steal)) == "lost"
     row = _row(attempt_id)
     assert row.status == "running" and row.worker_id == "worker:thief" and row.result is None
+    with new_session() as session:  # close it, so no pool started by a later test picks it up as stale
+        session.execute(update(Attempt).where(Attempt.id == attempt_id).values(status="error"))
+        session.commit()
 
 
 def test_grade_attempt_heartbeats_while_grading(committed_attempt, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -16,6 +16,8 @@ from collections.abc import Callable
 
 from app.core.settings import Settings
 
+SWEEP_ABOVE_KEYS = 10_000
+
 
 class LoginThrottled(Exception):
     """Too many sign-in attempts; the message is safe to show."""
@@ -55,7 +57,18 @@ class SlidingWindow:
 
     def hit(self, key: str) -> None:
         with self._lock:
-            self._prune(key, self.clock()).append(self.clock())
+            now = self.clock()
+            if len(self._events) > SWEEP_ABOVE_KEYS:
+                self._sweep(now)
+            self._prune(key, now).append(now)
+
+    def _sweep(self, now: float) -> None:
+        # Many distinct keys (an address sprayed with made-up emails) must not grow memory forever.
+        cutoff = now - self.window
+        self._events = {key: events for key, events in self._events.items() if events and events[-1] > cutoff}
+
+    def __len__(self) -> int:
+        return len(self._events)
 
     def clear(self, key: str) -> None:
         with self._lock:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from web.support import Account, page_csrf
@@ -104,3 +105,16 @@ def test_successful_sign_in_clears_the_account_failures(
     for _ in range(limit - 1):
         assert _form_sign_in(fresh, account.email, "wrong password!") == 401
     assert _form_sign_in(fresh, account.email, account.password) == 303
+
+
+def test_sliding_window_forgets_idle_keys_when_many_accumulate(monkeypatch: pytest.MonkeyPatch) -> None:
+    from app.auth import rate_limit
+
+    monkeypatch.setattr(rate_limit, "SWEEP_ABOVE_KEYS", 5)
+    clock = FakeClock()
+    window = SlidingWindow(limit=3, window=60, clock=clock)
+    for index in range(6):
+        window.hit(f"old-{index}")
+    clock.now += 61
+    window.hit("new")
+    assert len(window) == 1

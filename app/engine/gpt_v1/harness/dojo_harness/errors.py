@@ -26,5 +26,5 @@ def guarded(func, candidate_dir, *args, **kwargs):
     """Run one probe; an exception becomes {'exception': description} instead of ending the run."""
     try:
         return func(*args, **kwargs)
-    except Exception as exc:  # candidate code may raise anything
+    except (Exception, SystemExit) as exc:  # candidate code may raise anything, even sys.exit()
         return {"exception": describe(exc, candidate_dir)}

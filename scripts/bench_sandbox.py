@@ -1,7 +1,8 @@
 """Sandbox overhead: the same torch harness under bubblewrap and in a plain subprocess.
 
 Usage: .venv/bin/python scripts/bench_sandbox.py [--repeats 5] [--steps 300]
-       [--harness DIR --input FILE.json --candidate DIR]   (e.g. the engine's real grading harness)
+       [--scenario warm-up]   the engine's real grading harness on a built-in scenario's solution
+       [--harness DIR --input FILE.json --candidate DIR]   any other harness
 Prints per-run wall times, medians and the overhead of the sandbox as a share of a grading's time.
 """
 
@@ -60,28 +61,52 @@ def build(vocab, dim):
 """
 
 
-def _time_runs(runner, job: HarnessJob, repeats: int) -> list[float]:
-    times = []
+def _time_run(runner, job: HarnessJob) -> float:
+    started = time.monotonic()
+    outcome = runner.run(job)
+    elapsed = time.monotonic() - started
+    if not outcome.ok:
+        raise SystemExit(f"{runner.name} run failed: {outcome.error_kind}: {outcome.error_message}")
+    return elapsed
+
+
+def _compare(plain, sandboxed, job: HarnessJob, repeats: int) -> tuple[list[float], list[float]]:
+    """Alternate the two runners so load changes on the machine hit both alike."""
+    plain_times, sandbox_times = [], []
     for _ in range(repeats):
-        started = time.monotonic()
-        outcome = runner.run(job)
-        times.append(time.monotonic() - started)
-        if not outcome.ok:
-            raise SystemExit(f"{runner.name} run failed: {outcome.error_kind}: {outcome.error_message}")
-    return times
+        plain_times.append(_time_run(plain, job))
+        sandbox_times.append(_time_run(sandboxed, job))
+    return plain_times, sandbox_times
+
+
+def _scenario_job(slug: str, limits: Limits) -> HarnessJob:
+    """The exact job the grader builds for a built-in scenario's known-good solution."""
+    from app.engine.builtin import find_builtin
+    from app.engine.gpt_v1.bundle import harness_bundle_dir
+
+    package = find_builtin(slug)
+    if package is None:
+        raise SystemExit(f"no built-in scenario {slug!r}")
+    job_input = {"files": list(package.files), "training": dict(package.training)}
+    return HarnessJob(
+        candidate_files=dict(package.solution_files), harness_dir=harness_bundle_dir(), input=job_input, limits=limits
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--steps", type=int, default=300)
+    parser.add_argument("--scenario", help="built-in scenario slug: time its real grading harness run")
     parser.add_argument("--harness", type=Path, help="harness dir with main.py (default: built-in torch harness)")
     parser.add_argument("--input", type=Path, help="JSON input for --harness")
     parser.add_argument("--candidate", type=Path, help="directory of candidate files for --harness")
     args = parser.parse_args()
     limits = Limits(cpu_seconds=300, wall_seconds=600)
     with tempfile.TemporaryDirectory() as tmp:
-        if args.harness:
+        if args.scenario:
+            job = _scenario_job(args.scenario, limits)
+        elif args.harness:
             files = {p.name: p.read_text() for p in sorted(args.candidate.glob("*.py"))} if args.candidate else {}
             job_input = json.loads(args.input.read_text()) if args.input else {}
             job = HarnessJob(candidate_files=files, harness_dir=args.harness, input=job_input, limits=limits)
@@ -99,11 +124,10 @@ def main() -> None:
         )
         empty = HarnessJob(candidate_files={}, harness_dir=empty_dir, input={}, limits=limits)
         plain, sandboxed = SubprocessRunner(), BwrapRunner()
-        _time_runs(sandboxed, job, 1)  # warm the page cache for both
+        _time_run(sandboxed, job)  # warm the page cache for both
         results = {}
-        for label, the_job in (("empty harness", empty), ("torch grading", job)):
-            plain_times = _time_runs(plain, the_job, args.repeats)
-            sandbox_times = _time_runs(sandboxed, the_job, args.repeats)
+        for label, the_job in (("empty harness", empty), (args.scenario or "torch grading", job)):
+            plain_times, sandbox_times = _compare(plain, sandboxed, the_job, args.repeats)
             results[label] = (statistics.median(plain_times), statistics.median(sandbox_times))
             print(f"{label}: subprocess {' '.join(f'{t:.3f}' for t in plain_times)}")
             print(f"{label}: bwrap      {' '.join(f'{t:.3f}' for t in sandbox_times)}")

@@ -5,7 +5,8 @@ from __future__ import annotations
 import functools
 import os
 import shutil
-import subprocess
+import tempfile
+from pathlib import Path
 
 BWRAP_ENV = "DOJO_BWRAP"
 DEFAULT_BWRAP = "/usr/bin/bwrap"
@@ -24,36 +25,27 @@ def bwrap_path() -> str:
     return os.environ.get(BWRAP_ENV) or shutil.which("bwrap") or DEFAULT_BWRAP
 
 
-def _drop_to_sandbox_uid() -> None:
-    os.setgroups([])
-    os.setgid(sandbox_uid_base())
-    os.setuid(sandbox_uid_base())
+_PROBE_HARNESS = "import os\nopen(os.path.join(os.environ['DOJO_OUT'], 'result.json'), 'w').write('{\"probe\": 1}')\n"
 
 
 @functools.lru_cache(maxsize=1)
 def bwrap_problem() -> str | None:
-    """None when a minimal bubblewrap sandbox starts here, else a short reason."""
+    """None when a real sandboxed run (every option the runner uses) works here, else a short reason."""
     path = bwrap_path()
     if not os.access(path, os.X_OK):
         return f"{path} not found"
-    argv = [
-        path, "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
-        "--die-with-parent", "--new-session", "--cap-drop", "ALL",
-        "--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib",
-        "--symlink", "usr/lib64", "/lib64", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
-        "/usr/bin/true",
-    ]  # fmt: skip
-    try:
-        completed = subprocess.run(
-            argv,
-            capture_output=True,
-            timeout=10,
-            preexec_fn=_drop_to_sandbox_uid if os.getuid() == 0 else None,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError) as exc:
-        return f"bubblewrap failed to start: {exc.__class__.__name__}"
-    if completed.returncode != 0:
-        first_line = completed.stderr.decode(errors="replace").strip().splitlines()[:1]
-        return f"bubblewrap test sandbox failed: {first_line[0] if first_line else completed.returncode}"
+    from app.grading.job import HarnessJob
+    from app.sandbox.bwrap_runner import BwrapRunner
+
+    with tempfile.TemporaryDirectory(prefix="dojo-probe-") as harness:
+        os.chmod(harness, 0o755)
+        main = Path(harness) / "main.py"
+        main.write_text(_PROBE_HARNESS)
+        main.chmod(0o644)
+        try:
+            outcome = BwrapRunner(bwrap=path).run(HarnessJob(candidate_files={}, harness_dir=Path(harness), input={}))
+        except OSError as exc:
+            return f"bubblewrap failed to start: {exc.__class__.__name__}"
+    if outcome.result != {"probe": 1}:
+        return f"a test sandbox failed ({outcome.error_kind}: {outcome.error_message})"
     return None

@@ -7,7 +7,7 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from app.grading.job import HarnessJob, HarnessOutcome, Limits
@@ -144,7 +144,7 @@ def _pipe_with(data: bytes) -> int:
     return read_end
 
 
-def _preexec_rlimits(table: list[tuple[int, int, int]]):  # type: ignore[no-untyped-def]
+def _preexec_rlimits(table: list[tuple[int, int, int]]) -> Callable[[], None]:
     return lambda: apply_rlimits(table)
 
 

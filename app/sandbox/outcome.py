@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 import signal
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from app.grading.job import ERROR_KINDS, HarnessOutcome, Limits
 from app.sandbox.result_file import ResultRead
@@ -107,7 +109,9 @@ def _cpu_exhausted(facts: RunFacts, limits: Limits) -> bool:
     return used >= limits.cpu_seconds
 
 
-def _from_result(outcome: HarnessOutcome, result: dict, fail) -> HarnessOutcome:  # type: ignore[no-untyped-def]
+def _from_result(
+    outcome: HarnessOutcome, result: dict[str, Any], fail: Callable[[str, str], HarnessOutcome]
+) -> HarnessOutcome:
     """A valid result object: either the harness's own error report or measurements."""
     outcome.result = result
     error = result.get("error")

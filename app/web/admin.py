@@ -36,6 +36,28 @@ def admin_users(request: Request, user: AdminUser, session: SessionDep) -> Respo
     return render(request, "admin_users.html", {"users": users_service.list_users(session=session)})
 
 
+@router.post("/users", name="admin_create_user")
+def create_user(
+    request: Request,
+    user: AdminUser,
+    session: SessionDep,
+    email: Annotated[str, Form()] = "",
+    role: Annotated[str, Form()] = "candidate",
+    password: Annotated[str, Form()] = "",
+) -> Response:
+    """Add an account with a first password the admin passes on (there is no email delivery)."""
+    try:
+        created = users_service.create_user(session=session, email=email, password=password, role=role)
+    except users_service.UserError as exc:
+        session.rollback()
+        context = {"users": users_service.list_users(session=session), "create_error": str(exc),
+                   "form": {"email": email, "role": role}}
+        return render(request, "admin_users.html", context, status_code=422)
+    session.commit()
+    context = {"users": users_service.list_users(session=session), "created": created}
+    return render(request, "admin_users.html", context, status_code=201)
+
+
 def _target(session: SessionDep, user_id: int) -> User:
     target = session.get(User, user_id)
     if target is None:

@@ -55,6 +55,7 @@ ROUTE_TABLE: dict[tuple[str, str], Expect] = {
     ("POST", "/interviewer/interviews"): Expect(TO_SIGN_IN, 403, 422, 422),  # no challenge chosen
     ("GET", "/admin"): Expect(TO_SIGN_IN, 403, 403, 200),
     ("GET", "/admin/users"): Expect(TO_SIGN_IN, 403, 403, 200),
+    ("POST", "/admin/users"): Expect(TO_SIGN_IN, 403, 403, 422),  # no email given
     ("POST", "/admin/users/{user_id}/active"): Expect(
         TO_SIGN_IN, 403, 403, 404, path="/admin/users/999999999/active", form={"active": "false"}
     ),

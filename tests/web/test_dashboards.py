@@ -156,3 +156,36 @@ def test_candidate_opening_an_admin_page_gets_a_403_page(
     assert response.status_code == 403
     assert "text/html" in response.headers["content-type"]
     assert "Your account does not have access to this page." in response.text
+
+
+def test_admin_adds_a_user_who_can_sign_in(
+    web_app: FastAPI, db: Session, make_account: Callable[..., Account]
+) -> None:
+    client = _signed_in(web_app, make_account("admin"))
+    email = unique_email("added")
+    response = client.post(
+        "/admin/users",
+        data={"email": email, "role": "interviewer", "password": "first-password",
+              "csrf_token": csrf_from(client.get("/admin/users").text)},
+    )
+    assert response.status_code == 201
+    assert f"Added interviewer {email}" in response.text
+    fresh = TestClient(web_app)
+    sign_in(fresh, email, "first-password")
+    assert fresh.get("/interviewer").status_code == 200
+
+
+def test_admin_adding_a_duplicate_user_is_422_and_writes_nothing(
+    web_app: FastAPI, db: Session, make_account: Callable[..., Account]
+) -> None:
+    existing = make_account("candidate")
+    client = _signed_in(web_app, make_account("admin"))
+    response = client.post(
+        "/admin/users",
+        data={"email": existing.email, "role": "admin", "password": "another-password",
+              "csrf_token": csrf_from(client.get("/admin/users").text)},
+    )
+    assert response.status_code == 422
+    assert f"A user with email {existing.email} already exists." in response.text
+    db.expire_all()
+    assert db.get(User, existing.user.id).role == "candidate"

@@ -50,12 +50,14 @@ def create_user(
         created = users_service.create_user(session=session, email=email, password=password, role=role)
     except users_service.UserError as exc:
         session.rollback()
-        context = {"users": users_service.list_users(session=session), "create_error": str(exc),
-                   "form": {"email": email, "role": role}}
-        return render(request, "admin_users.html", context, status_code=422)
+        failed: dict[str, object] = {
+            "users": users_service.list_users(session=session), "create_error": str(exc),
+            "form": {"email": email, "role": role},
+        }
+        return render(request, "admin_users.html", failed, status_code=422)
     session.commit()
-    context = {"users": users_service.list_users(session=session), "created": created}
-    return render(request, "admin_users.html", context, status_code=201)
+    done: dict[str, object] = {"users": users_service.list_users(session=session), "created": created}
+    return render(request, "admin_users.html", done, status_code=201)
 
 
 def _target(session: SessionDep, user_id: int) -> User:

@@ -152,3 +152,20 @@ def test_unexpected_error_is_a_500_page_or_json(web_app: FastAPI) -> None:
 def test_pages_are_not_cached_but_static_files_may_be(web_client: TestClient) -> None:
     assert web_client.get("/sign-in").headers["Cache-Control"] == "no-store"
     assert "no-store" not in web_client.get("/static/css/app.css").headers.get("Cache-Control", "")
+
+
+def test_huge_chunked_form_body_is_refused_while_it_streams(web_client: TestClient) -> None:
+    limit = get_settings().max_form_field_chars * 16
+    chunks = (b"y" * 65536 for _ in range(limit // 65536 + 2))
+
+    def body() -> Iterator[bytes]:
+        yield b"x="
+        yield from chunks
+
+    token = page_csrf(web_client)
+    response = web_client.post(
+        "/sign-in", content=body(),
+        headers={"content-type": "application/x-www-form-urlencoded", "X-CSRF-Token": token},
+    )
+    assert response.status_code == 413
+    assert "The submitted form is too large." in response.text

@@ -10,47 +10,36 @@ from __future__ import annotations
 import logging
 import os
 import threading
+from typing import Any
 
 from celery.exceptions import SoftTimeLimitExceeded
 from celery.signals import worker_process_init, worker_ready, worker_shutdown
 
 from app.core.settings import get_settings
 from app.dispatch.celery_app import TASK_NAME, get_celery, queue_name
+from app.dispatch.grading import GradeOutcome, grade
+from app.dispatch.jobs import grade_attempt
 
 log = logging.getLogger(__name__)
 celery = get_celery()
 _sweeper_stop = threading.Event()
 
 
-@celery.task(name=TASK_NAME, bind=True)
-def grade_attempt_task(self: object, attempt_id: int) -> str:
-    """Grade one attempt; redelivered or duplicate messages are skipped by the row's claim."""
-    from app.dispatch.jobs import grade_attempt
+TIMEOUT_ERROR = {"kind": "timeout", "message": "Grading took longer than the worker's time limit."}
 
+
+def grade_within_time_limit(**kwargs: Any) -> GradeOutcome:
+    """The real grader; hitting the task's soft time limit ends the attempt as a timeout."""
     try:
-        return grade_attempt(attempt_id, worker_prefix="celery")
+        return grade(**kwargs)
     except SoftTimeLimitExceeded:
-        _close_as_timeout(attempt_id)
-        return "timeout"
+        return GradeOutcome(status="error", result=None, error=dict(TIMEOUT_ERROR), score=None)
 
 
-def _close_as_timeout(attempt_id: int) -> None:
-    from sqlalchemy import update
-
-    from app.attempts.models import Attempt
-    from app.core.db import new_session, utcnow
-
-    with new_session() as session:
-        session.execute(
-            update(Attempt)
-            .where(Attempt.id == attempt_id, Attempt.status == "running")
-            .values(
-                status="error",
-                error={"kind": "timeout", "message": "Grading took longer than the worker's time limit."},
-                finished_at=utcnow(),
-            )
-        )
-        session.commit()
+@celery.task(name=TASK_NAME)
+def grade_attempt_task(attempt_id: int) -> str:
+    """Grade one attempt; redelivered or duplicate messages are skipped by the row's claim."""
+    return grade_attempt(attempt_id, worker_prefix="celery", grader=grade_within_time_limit)
 
 
 @worker_process_init.connect

@@ -22,7 +22,7 @@ from app.scenarios.models import ScenarioVersion
 
 log = logging.getLogger(__name__)
 
-# Tests replace the grader through this hook; production always uses grading.grade.
+# The real grader is grading.grade; the Celery task wraps it (time limits) and tests pass stand-ins.
 Grader = Callable[..., GradeOutcome]
 
 

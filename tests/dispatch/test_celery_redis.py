@@ -1,10 +1,11 @@
-"""Celery on the real Redis: SIGKILL the worker holding an attempt mid-grading; the other one grades it.
+"""Celery on the real Redis: the web's sender, and a SIGKILL of the worker holding an attempt mid-grading.
 
 Uses a Redis database of its own (flushed before and after) and a queue name unique to the run.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -21,7 +22,9 @@ from sqlalchemy.orm import Session
 from app.attempts.models import Attempt
 from app.core.db import make_engine
 from app.core.paths import ROOT_DIR
-from app.dispatch.celery_app import TASK_NAME
+from app.core.settings import get_settings
+from app.dispatch.celery_app import TASK_NAME, get_celery
+from app.dispatch.dispatcher import CeleryDispatcher
 from app.users.service import create_user
 
 from .processes import dojo_env, kill_group, parent_pid, start_dojo, wait_for
@@ -90,5 +93,26 @@ def test_attempt_is_graded_by_other_worker_after_sigkill(app_db: None, tmp_path:
                 kill_group(worker, sig=signal.SIGTERM)
         sender.close()
         engine.dispose()
+        broker.flushdb()
+        broker.close()
+
+
+@pytest.mark.redis
+def test_celery_dispatcher_sends_grading_job_to_configured_queue(monkeypatch: pytest.MonkeyPatch) -> None:
+    broker = redis.Redis.from_url(DISPATCH_REDIS_URL)
+    broker.flushdb()
+    queue = f"dojo-test-{uuid.uuid4().hex[:8]}"
+    monkeypatch.setattr(get_settings(), "broker_url", DISPATCH_REDIS_URL)
+    monkeypatch.setenv("DOJO_QUEUE", queue)
+    get_celery.cache_clear()
+    try:
+        CeleryDispatcher().enqueue(4242)
+        messages = [json.loads(raw) for raw in broker.lrange(queue, 0, -1)]
+        assert len(messages) == 1
+        assert messages[0]["headers"]["task"] == TASK_NAME
+        assert messages[0]["headers"]["argsrepr"] == "[4242]"
+    finally:
+        get_celery().close()
+        get_celery.cache_clear()
         broker.flushdb()
         broker.close()

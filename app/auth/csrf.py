@@ -34,7 +34,8 @@ def is_api_path(path: str) -> bool:
 
 
 def is_bearer_request(request: Request) -> bool:
-    return request.headers.get("authorization", "").lower().startswith("bearer ")
+    """True when the request authenticates with `Authorization: Bearer ...` (any case)."""
+    return request.headers.get("authorization", "").lower().startswith("bearer")
 
 
 def _needs_check(request: Request) -> bool:

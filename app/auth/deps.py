@@ -12,7 +12,7 @@ from fastapi import Depends, HTTPException, Request
 from sqlalchemy.orm import Session
 
 from app.auth import sessions, tokens
-from app.auth.csrf import is_api_path
+from app.auth.csrf import is_api_path, is_bearer_request
 from app.core.db import get_session
 from app.core.settings import get_settings
 from app.users.models import Role, User
@@ -30,10 +30,10 @@ class SignInRequired(Exception):
 
 
 def _bearer_user(request: Request, session: Session, header: str) -> User:
-    scheme, _, token = header.partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
+    token = header.partition(" ")[2].strip()
+    if not token:
         raise HTTPException(401, "Use the header 'Authorization: Bearer <token>'.", {"WWW-Authenticate": "Bearer"})
-    found = tokens.token_owner(session=session, token=token.strip())
+    found = tokens.token_owner(session=session, token=token)
     if found is None:
         raise HTTPException(401, BAD_TOKEN, {"WWW-Authenticate": "Bearer"})
     token_row, user = found
@@ -44,10 +44,12 @@ def _bearer_user(request: Request, session: Session, header: str) -> User:
 
 
 def optional_user(request: Request, session: SessionDep) -> User | None:
-    """The signed-in user, or None; a bad bearer token is an error, never anonymous."""
-    header = request.headers.get("authorization")
-    if header:
-        user: User | None = _bearer_user(request, session, header)
+    """The signed-in user, or None; a bad bearer token is an error, never anonymous.
+
+    Other Authorization schemes are ignored (a proxy's Basic auth passes through to the app).
+    """
+    if is_bearer_request(request):
+        user: User | None = _bearer_user(request, session, request.headers["authorization"])
     else:
         uid = sessions.session_user_id(request, max_age_seconds=get_settings().session_max_age_seconds)
         user = session.get(User, uid) if uid is not None else None

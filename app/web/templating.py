@@ -32,6 +32,8 @@ def _base_context(request: Request) -> dict[str, Any]:
     return {
         "csrf_token": csrf_token(request),
         "current_user": getattr(request.state, "user", None),
+        # Error pages for unknown addresses run no dependencies, so the user is not loaded there.
+        "has_session": "uid" in request.session,
         "unsafe_mode": unsafe_mode(),
     }
 

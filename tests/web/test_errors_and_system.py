@@ -169,3 +169,13 @@ def test_huge_chunked_form_body_is_refused_while_it_streams(web_client: TestClie
     )
     assert response.status_code == 413
     assert "The submitted form is too large." in response.text
+
+
+def test_404_page_for_a_signed_in_user_offers_the_dashboard_not_sign_in(
+    web_app: FastAPI, make_account: Callable[..., Account]
+) -> None:
+    client = TestClient(web_app)
+    sign_in(client, make_account("candidate").email)
+    page = client.get("/no/such/page").text
+    assert 'href="http://testserver/dashboard"' in page
+    assert 'href="http://testserver/sign-in"' not in page

@@ -48,7 +48,10 @@ def start() -> Dispatcher:
         from app.dispatch import recovery
 
         dispatcher: Dispatcher = CeleryDispatcher()
-        recovery.recover_on_start(enqueue=dispatcher.enqueue)
+        try:
+            recovery.recover_on_start(enqueue=dispatcher.enqueue)
+        except Exception:  # the broker is down: serve anyway; the rows stay queued for the next start
+            log.exception("could not re-dispatch queued attempts to the broker at start-up")
     else:
         from app.dispatch.local_pool import LocalPool
 

@@ -1,0 +1,47 @@
+"""Choosing the dispatcher; a broker that is down never stops the web app or loses an attempt."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from sqlalchemy import update
+
+from app.attempts.models import Attempt
+from app.core.db import new_session
+from app.core.settings import get_settings
+from app.dispatch import dispatcher
+from app.dispatch.celery_app import get_celery
+from app.dispatch.local_pool import LocalPool
+
+
+def test_unreachable_broker_leaves_attempts_queued_and_app_running(
+    committed_attempt, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(get_settings(), "broker_url", "redis://127.0.0.1:1/0")
+    get_celery.cache_clear()
+    attempt_id = committed_attempt()
+    try:
+        started = dispatcher.start()  # start-up recovery tries to send the queued attempt
+        assert isinstance(started, dispatcher.CeleryDispatcher)
+        dispatcher.enqueue(attempt_id)  # what a request does after its commit
+        with new_session() as session:
+            assert session.get(Attempt, attempt_id).status == "queued"
+    finally:
+        dispatcher.stop()
+        get_celery.cache_clear()
+        with new_session() as session:  # not for a later test's pool to grade
+            session.execute(update(Attempt).where(Attempt.id == attempt_id).values(status="error"))
+            session.commit()
+
+
+def test_without_broker_the_local_pool_runs_with_one_worker_per_core(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(get_settings(), "broker_url", "")
+    monkeypatch.setattr(get_settings(), "worker_concurrency", 0)
+    monkeypatch.setattr("app.dispatch.recovery.recover_on_start", lambda *, enqueue: [])
+    try:
+        pool = dispatcher.start()
+        assert isinstance(pool, LocalPool) and pool.concurrency == (os.cpu_count() or 1)
+    finally:
+        dispatcher.stop()
+    assert dispatcher.active() is None

@@ -52,6 +52,7 @@ def build_bwrap_argv(
     limits: Limits,
     sandbox_uid: int,
     status_fd: int,
+    allow_processes: bool = False,
 ) -> list[str]:
     """Full argv: namespaces, read-only system + Python, tmpfs scratch, clean env, then the launcher."""
     scratch = str(limits.scratch_bytes)
@@ -95,4 +96,5 @@ def build_bwrap_argv(
     argv += ["--remount-ro", "/", "--chdir", WORK_DIR, "--"]
     # -S: the launcher needs only the standard library, and skipping site saves a startup.
     argv += [python, "-I", "-S", "-B", f"{LAUNCHER_DIR}/launcher.py", str(status_fd), str(limits.max_result_bytes)]
+    argv.append("fork" if allow_processes else "nofork")
     return argv

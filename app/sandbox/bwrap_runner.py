@@ -32,8 +32,16 @@ class BwrapRunner:
     name = "bwrap"
 
     def __init__(
-        self, *, python: str | None = None, bwrap: str | None = None, workspace_parent: Path | None = None
+        self,
+        *,
+        python: str | None = None,
+        bwrap: str | None = None,
+        workspace_parent: Path | None = None,
+        allow_processes: bool = False,
     ) -> None:
+        # allow_processes=False (default): the harness may start threads but no processes, so
+        # RLIMIT_AS bounds its total memory (there is no memory cgroup to do it).
+        self.allow_processes = allow_processes
         self.python = python or sys.executable
         self.bwrap = bwrap or bwrap_path()
         self.workspace_parent = workspace_parent
@@ -74,6 +82,7 @@ class BwrapRunner:
             cmd.Mount(str(workspace.input_file), cmd.INPUT_FILE),
             cmd.Mount(str(_HERE / "launcher.py"), f"{cmd.LAUNCHER_DIR}/launcher.py"),
             cmd.Mount(str(_HERE / "result_file.py"), f"{cmd.LAUNCHER_DIR}/result_file.py"),
+            cmd.Mount(str(_HERE / "seccomp.py"), f"{cmd.LAUNCHER_DIR}/seccomp.py"),
             cmd.Mount(str(etc / "passwd"), "/etc/passwd"),
             cmd.Mount(str(etc / "group"), "/etc/group"),
         ]
@@ -90,7 +99,7 @@ class BwrapRunner:
         try:
             sandbox_argv = cmd.build_bwrap_argv(
                 bwrap=self.bwrap, python=self.python, mounts=mounts, limits=limits,
-                sandbox_uid=uid, status_fd=write_fd,
+                sandbox_uid=uid, status_fd=write_fd, allow_processes=self.allow_processes,
             )  # fmt: skip
             # Arguments and the seccomp program go through pipes: the sandbox can read pid 1's
             # cmdline, and it should not learn host paths from it.

@@ -1,9 +1,11 @@
 """Runs INSIDE the sandbox as its first process: starts the harness, then reports back on a pipe.
 
-Stdlib only (the app is not visible in the sandbox). Protocol on the status fd (argv[1]):
+Stdlib only (the app is not visible in the sandbox; result_file.py and seccomp.py are bound next
+to this file). Protocol on the status fd (argv[1]):
   {"started": true}\\n                       as soon as the launcher runs
   {"rc": int, "cpu": float, "read": str}\\n  after the harness exits; then the raw result bytes.
-The launcher makes itself non-dumpable so candidate code (same uid) cannot ptrace it or open its fds.
+The launcher makes itself non-dumpable so candidate code (same uid) cannot ptrace it or open its
+fds. With argv[3] == "nofork" the harness gets a seccomp filter that refuses new processes.
 """
 
 import ctypes
@@ -15,19 +17,45 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from result_file import RESULT_NAME, read_capped_file  # noqa: E402
+from seccomp import no_fork_program  # noqa: E402
 
 PR_SET_DUMPABLE = 4
+PR_SET_SECCOMP = 22
+PR_SET_NO_NEW_PRIVS = 38
+SECCOMP_MODE_FILTER = 2
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+def _filter_installer(libc, program):
+    """preexec_fn for the harness: load the no-fork filter, or die rather than run unfiltered."""
+    buffer = ctypes.create_string_buffer(program, len(program))
+    fprog = _SockFprog(len(program) // 8, ctypes.cast(buffer, ctypes.c_void_p))
+
+    def install(keep_alive=(buffer, fprog)):  # the default pins the buffers for the child
+        if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+            os._exit(126)
+        if libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) != 0:
+            os._exit(126)
+
+    return install
 
 
 def main() -> None:
     status_fd = int(sys.argv[1])
     max_result_bytes = int(sys.argv[2])
+    no_fork = len(sys.argv) > 3 and sys.argv[3] == "nofork"
     os.set_inheritable(status_fd, False)
-    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     os.write(status_fd, b'{"started": true}\n')
+    program = no_fork_program() if no_fork else None
+    preexec = _filter_installer(libc, program) if program else None
     harness_main = os.path.join(os.environ["DOJO_HARNESS_DIR"], "main.py")
     try:
-        rc = subprocess.call([sys.executable, "-I", "-B", harness_main], close_fds=True)
+        rc = subprocess.call([sys.executable, "-I", "-B", harness_main], close_fds=True, preexec_fn=preexec)
     except OSError:
         rc = 127
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)

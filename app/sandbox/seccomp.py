@@ -66,3 +66,34 @@ def denylist_program() -> bytes | None:
     insns.append(_insn(_RET_K, 0, 0, _RET_ALLOW))
     insns.append(_insn(_RET_K, 0, 0, deny))
     return b"".join(insns)
+
+
+_JSET_K = 0x45
+_CLONE_THREAD = 0x00010000
+_FORK, _VFORK, _CLONE = 57, 58, 56
+
+
+def no_fork_program() -> bytes | None:
+    """BPF that refuses new processes (fork, vfork, clone without CLONE_THREAD) but allows threads.
+
+    With one process, RLIMIT_AS bounds the memory of the whole harness; without it a submission
+    could multiply its memory by forking up to RLIMIT_NPROC times. Installed by the in-sandbox
+    launcher on the harness only (the launcher itself must still start the harness).
+    """
+    if platform.machine() != "x86_64":
+        return None
+    deny = _RET_ERRNO | errno.EPERM
+    insns = [
+        _insn(_LD_W_ABS, 0, 0, 4),  # 0: arch
+        _insn(_JEQ_K, 1, 0, _AUDIT_ARCH_X86_64),  # 1
+        _insn(_RET_K, 0, 0, _RET_KILL_PROCESS),  # 2
+        _insn(_LD_W_ABS, 0, 0, 0),  # 3: nr
+        _insn(_JEQ_K, 5, 0, _FORK),  # 4 -> 10
+        _insn(_JEQ_K, 4, 0, _VFORK),  # 5 -> 10
+        _insn(_JEQ_K, 0, 2, _CLONE),  # 6 -> 7 or 9
+        _insn(_LD_W_ABS, 0, 0, 16),  # 7: low half of args[0], the clone flags
+        _insn(_JSET_K, 0, 1, _CLONE_THREAD),  # 8 -> 9 (a thread) or 10
+        _insn(_RET_K, 0, 0, _RET_ALLOW),  # 9
+        _insn(_RET_K, 0, 0, deny),  # 10
+    ]
+    return b"".join(insns)

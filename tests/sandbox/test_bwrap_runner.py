@@ -92,7 +92,25 @@ def test_wall_clock_timeout_kills_every_process_in_the_sandbox(tmp_path: Path) -
     source = "import os, time\nfor _ in range(4):\n    os.fork() == 0 and os.setsid()\ntime.sleep(600)"
     limits = Limits(wall_seconds=2.0)
     job = HarnessJob(candidate_files={"model.py": source}, harness_dir=FIXTURE_HARNESS, input={}, limits=limits)
-    outcome = BwrapRunner(workspace_parent=tmp_path).run(job)
+    outcome = BwrapRunner(workspace_parent=tmp_path, allow_processes=True).run(job)
     assert outcome.error_kind == "timeout"
     assert 2.0 <= outcome.wall_seconds < 10
     assert live_sandbox_processes() == []
+
+
+def test_harness_cannot_start_processes_by_default_but_can_start_threads(tmp_path: Path) -> None:
+    source = (
+        "import os, threading\n"
+        "box = []\n"
+        "thread = threading.Thread(target=lambda: box.append('thread ran'))\n"
+        "thread.start(); thread.join()\n"
+        "try:\n"
+        "    os.fork()\n"
+        "    box.append('forked')\n"
+        "except PermissionError:\n"
+        "    box.append('fork refused')\n"
+        "VALUE = box\n"
+    )
+    outcome = BwrapRunner(workspace_parent=tmp_path).run(job_for(source))
+    assert outcome.ok and outcome.result is not None, outcome.error_message
+    assert outcome.result["value"] == ["thread ran", "fork refused"]

@@ -17,6 +17,8 @@ from app.coaching import service as coaching_service
 from app.scenarios.models import Scenario, ScenarioVersion
 from app.users.models import Role, User
 
+# The baseline curves candidates compare against (CONTRACTS.md); other reference outputs stay hidden.
+CANDIDATE_BASELINE_KEYS = frozenset({"baseline_val_loss", "baseline_final_val_loss", "baseline_train_loss"})
 HIDDEN_PASSED = "Hidden check passed."
 HIDDEN_FAILED = "Hidden check failed."
 
@@ -61,6 +63,13 @@ def candidate_tests(tests: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return shown
 
 
+def candidate_training(training: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The training summary without reference outputs beyond the baseline loss curves."""
+    if training is None:
+        return None
+    return {k: v for k, v in training.items() if not k.startswith("baseline_") or k in CANDIDATE_BASELINE_KEYS}
+
+
 def attempt_view(*, session: Session, attempt: Attempt, viewer: User) -> dict[str, Any]:
     """The API's attempt object for this viewer."""
     version = session.get(ScenarioVersion, attempt.scenario_version_id)
@@ -76,7 +85,7 @@ def attempt_view(*, session: Session, attempt: Attempt, viewer: User) -> dict[st
         "status": attempt.status,
         "error": _error_view(attempt.error),
         "tests": list(result.get("tests") or []) if staff else candidate_tests(list(result.get("tests") or [])),
-        "training": result.get("training"),
+        "training": result.get("training") if staff else candidate_training(result.get("training")),
         "tips": coaching_service.tips_of(session=session, attempt_id=attempt.id),
         "notes": attempt.notes,
         "files": attempt.files,

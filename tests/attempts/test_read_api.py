@@ -24,7 +24,8 @@ GRADED_REPORT = {
          "message": "Add the position embedding to the token embedding.", "hidden": True},
     ],
     "training": {"steps": 200, "train_loss": [4.1, 3.0], "val_loss": [4.1, 3.1], "baseline_val_loss": [4.1, 2.5],
-                 "final_val_loss": 3.1, "baseline_final_val_loss": 2.5, "sample": "to be or"},
+                 "final_val_loss": 3.1, "baseline_final_val_loss": 2.5, "sample": "to be or",
+                 "baseline_sample": "to be or not to be"},
     "bugs": [{"id": "pos-not-added", "component": "positional", "title": "Position embeddings never added",
               "fixed": False}],
     "regressions": [],
@@ -76,7 +77,8 @@ def test_candidate_reads_own_attempt_without_bug_ids_or_hidden_test_details(
                        "message": "Hidden check failed.", "hidden": True}]
     assert {"id": "loss-shape", "component": "loss", "passed": True, "message": "Loss is a scalar.",
             "hidden": False} in body["tests"]
-    assert body["training"]["final_val_loss"] == 3.1
+    assert body["training"]["final_val_loss"] == 3.1 and body["training"]["baseline_final_val_loss"] == 2.5
+    assert "baseline_sample" not in body["training"]
     assert body["tips"][0]["notice"] == AI_NOTICE
 
 
@@ -96,6 +98,7 @@ def test_interviewer_reads_attempts_of_own_interview_with_bugs_and_score(
     body = client.get(f"/api/attempts/{attempt.id}", headers=interviewer.headers).json()
     assert body["bugs"] == GRADED_REPORT["bugs"]
     assert body["score"] == 0.5
+    assert body["training"]["baseline_sample"] == "to be or not to be"
     assert {t["id"] for t in body["tests"]} == {"loss-shape", "pos-order-sensitive"}
     assert client.get(f"/api/attempts/{attempt.id}", headers=stranger.headers).status_code == 404
 

@@ -8,6 +8,7 @@ scenario through the same path and the real sandboxed grader.
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import threading
@@ -133,5 +134,10 @@ def test_real_submissions_are_graded_by_the_local_pool(app_db: None, monkeypatch
     assert [rows[ids[n]].status for n in range(4)] == ["passed", "passed", "failed", "failed"]
     assert graded == Counter({0: 1, 1: 1, 2: 1, 3: 1})
     assert all(v["tests"] and v["training"]["final_val_loss"] is not None for v in views)
+    hidden_ids = {t["id"] for t in rows[ids[0]].result["tests"] if not t["public"]}
+    bug_ids = {b["id"] for b in rows[ids[0]].result["bugs"]}
+    assert hidden_ids and bug_ids
+    for secret in hidden_ids | bug_ids:  # the candidate's view of a real result names neither
+        assert secret not in json.dumps(views[0])
     assert any(t["hidden"] for t in views[0]["tests"])  # a submit runs hidden tests...
     assert not any(t["hidden"] for t in views[2]["tests"])  # ...a run only the public ones

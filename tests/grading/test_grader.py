@@ -8,7 +8,9 @@ import pytest
 
 from app.engine.builtin import find_builtin
 from app.engine.commands import grade_command
+from app.engine.validator import ValidationReport
 from app.grading.grader import GradingInputError, grade_files
+from app.grading.reference import ensure_reference
 
 
 @pytest.fixture(scope="module")
@@ -62,8 +64,10 @@ def test_syntax_error_is_an_error_status(leaky, runner):
     assert report.tests == [] and report.score == 0.0
 
 
-def test_run_kind_reports_only_public_tests(leaky, runner):
-    report = grade_files(package=leaky, files={}, runner=runner, kind="run")
+def test_run_kind_reports_only_public_tests_with_a_stored_reference(leaky, runner):
+    stored = json.loads(json.dumps(ensure_reference(package=leaky, runner=runner).to_dict()))
+    report = grade_files(package=leaky, files={}, runner=runner, kind="run",
+                         reference=ValidationReport.from_dict(stored))
     assert report.tests and all(t["public"] for t in report.tests)
     assert not any(t["id"].startswith(("attention.", "equivalence.", "data.")) for t in report.tests)
 

@@ -9,25 +9,34 @@ HINT_PENALTY = 0.15  # share of one bug's points lost per hint level used on it
 
 def fixed_bugs(detected_by: dict[str, set[str]], failing: set[str]) -> dict[str, bool]:
     """A bug is fixed when every test its single-bug mutant fails now passes, except failures that a
-    still-present bug explains: a test shared with another bug whose own distinctive tests still fail."""
-    distinctive = {
-        bug: tests - set().union(*(other for b, other in detected_by.items() if b != bug))
+    still-present bug explains.
+
+    A bug is surely present when one of its distinctive tests (failed by no other bug's mutant)
+    fails. A bug without distinctive tests is present when one of its tests fails that no surely
+    present bug explains; such a bug counts as fixed only when all its tests pass (we cannot tell
+    otherwise). A bug with distinctive tests, all passing, is fixed when each of its remaining
+    failures is explained by another present bug.
+    """
+    def others(bug: str) -> set[str]:
+        return set().union(*(tests for b, tests in detected_by.items() if b != bug))
+
+    def explained(test: str, present: set[str], bug: str) -> bool:
+        return any(test in detected_by[o] for o in present if o != bug)
+
+    distinctive = {bug: tests - others(bug) for bug, tests in detected_by.items()}
+    surely = {bug for bug, own in distinctive.items() if own & failing}
+    present = set(surely)
+    for bug, tests in detected_by.items():
+        if not tests:
+            present.add(bug)  # an undetectable bug can never be shown fixed
+        elif not distinctive[bug] and any(not explained(t, surely, bug) for t in tests & failing):
+            present.add(bug)
+    return {
+        bug: bool(tests) and bug not in present and (
+            all(explained(t, present, bug) for t in tests & failing) if distinctive[bug]
+            else not tests & failing)
         for bug, tests in detected_by.items()
     }
-    still_broken = {bug for bug, own in distinctive.items() if own & failing}
-    result = {}
-    for bug, tests in detected_by.items():
-        unexplained = {
-            t for t in tests & failing
-            if not any(t in detected_by[other] for other in still_broken if other != bug)
-        }
-        if not tests:
-            result[bug] = False  # an undetectable bug cannot be shown fixed
-        elif distinctive[bug]:
-            result[bug] = bug not in still_broken and not unexplained
-        else:
-            result[bug] = not (tests & failing)
-    return result
 
 
 def score(fixed: dict[str, bool], hints_used: dict[str, int] | None) -> float:

@@ -32,6 +32,19 @@ def test_unexplained_shared_failure_blocks_the_fix():
     assert fixed_bugs(MATRIX, failing) == {"labels": False, "mask": False, "scale": True}
 
 
+def test_loud_bug_fixed_while_a_quiet_bug_inside_its_tests_remains():
+    # "loud" crashes everything; "quiet" fails one test that loud also fails
+    matrix = {"loud": {"a", "b", "c"}, "quiet": {"b"}}
+    assert fixed_bugs(matrix, {"b"}) == {"loud": True, "quiet": False}
+    assert fixed_bugs(matrix, {"a", "b", "c"}) == {"loud": False, "quiet": False}
+    assert fixed_bugs(matrix, set()) == {"loud": True, "quiet": True}
+
+
+def test_bugs_with_identical_tests_stay_unfixed_while_any_fails():
+    matrix = {"x": {"t"}, "y": {"t"}}
+    assert fixed_bugs(matrix, {"t"}) == {"x": False, "y": False}
+
+
 def test_undetectable_bug_is_never_fixed():
     assert fixed_bugs({"ghost": set(), "real": {"a"}}, set()) == {"ghost": False, "real": True}
 

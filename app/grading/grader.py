@@ -73,6 +73,7 @@ def training_summary(result: dict[str, Any], reference: dict[str, Any]) -> dict[
         "unigram_entropy": run.get("unigram_entropy"), "leak_probe_loss": leak.get("final_loss"),
         "baseline_leak_probe_loss": (ref.get("leak_probe") or {}).get("final_loss"),
         "sample": run.get("sample"), "baseline_sample": base.get("sample"),
+        "influence": probes.get("influence") if "exception" not in (probes.get("influence") or {}) else None,
     }
 
 

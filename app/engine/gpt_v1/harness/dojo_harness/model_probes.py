@@ -229,3 +229,20 @@ def overfit_one_batch(mods, steps=80, lr=1e-2):
         _, loss = forward(model, x, y)
     return {"initial": first, "final": float(loss)}
 
+
+
+def influence_matrix(model, window, chars):
+    """|change of logits at t| when only token s changes, for a text window (for display: a causal
+    model gives a lower-triangular picture)."""
+    model.eval()
+    idx = window.view(1, -1)
+    vocab = len(chars)
+    with torch.no_grad():
+        base, _ = forward(model, idx)
+        rows = []
+        for s in range(idx.size(1)):
+            other = idx.clone()
+            other[0, s] = (other[0, s] + 1) % vocab
+            logits, _ = forward(model, other)
+            rows.append([round(float(v), 5) for v in (logits[0] - base[0]).abs().amax(dim=-1)])
+    return {"text": "".join(chars[int(i)] for i in window), "matrix": rows}

@@ -80,6 +80,9 @@ def measure(candidate_dir, harness_dir, job):
     if model is not None:
         probes["position_dependence"] = guarded(model_probes.position_dependence, candidate_dir,
                                                 model, cfg["block_size"])
+        window = corpus["val"][:min(16, cfg["block_size"])]
+        probes["influence"] = guarded(model_probes.influence_matrix, candidate_dir, model, window,
+                                      corpus["chars"])
     seconds["training_run"] = round(time.perf_counter() - t0, 3)
     if wanted is not None and "leak_probe" not in wanted:
         return {"schema": RESULT_SCHEMA, "error": None, "probes": probes, "seconds": seconds,

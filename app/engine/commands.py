@@ -89,14 +89,18 @@ def read_candidate_dir(package: ScenarioPackage, directory: str) -> dict[str, st
 
 def grade_command(scenario: str, directory: str, as_json: bool, *, out: TextIO | None = None) -> int:
     """Grade a directory of candidate files; exit 0 passed, 1 failed, 2 error."""
-    from app.grading.grader import grade_files
+    from app.grading.grader import GradingInputError, grade_files
     from app.sandbox import get_runner
 
     out = out or sys.stdout
-    pkg = resolve_package(scenario)
-    if not Path(directory).is_dir():
-        raise PackageError(f"{directory}: not a directory")
-    report = grade_files(package=pkg, files=read_candidate_dir(pkg, directory), runner=get_runner())
+    try:
+        pkg = resolve_package(scenario)
+        if not Path(directory).is_dir():
+            raise PackageError(f"{directory}: not a directory")
+        report = grade_files(package=pkg, files=read_candidate_dir(pkg, directory), runner=get_runner())
+    except (PackageError, GradingInputError, UnicodeDecodeError) as exc:
+        sys.stderr.write(f"dojo grade: {exc}\n")
+        return 2
     data = report.to_dict()
     if as_json:
         print(json.dumps(data, indent=2), file=out)

@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from app.engine.commands import _print_matrix, resolve_package
+from app.engine.commands import _print_matrix, grade_command, resolve_package
 from app.engine.errors import PackageError
 from app.engine.validator import ValidationReport
 
@@ -33,3 +33,10 @@ def test_resolve_package_accepts_slug_and_rejects_unknown():
     assert resolve_package("leaky-mask").slug == "leaky-mask"
     with pytest.raises(PackageError, match="no such scenario"):
         resolve_package("no-such-scenario")
+
+
+def test_grade_command_reports_unknown_scenario_and_missing_directory(tmp_path, capsys):
+    assert grade_command("no-such-scenario", str(tmp_path), as_json=True) == 2
+    assert "no such scenario" in capsys.readouterr().err
+    assert grade_command("leaky-mask", str(tmp_path / "missing"), as_json=True) == 2
+    assert "not a directory" in capsys.readouterr().err

@@ -16,6 +16,7 @@ router = APIRouter(prefix="/api/attempts", tags=["attempts"])
 @router.post("", status_code=202, response_model=AttemptQueued)
 def create_attempt(body: AttemptCreate, user: CurrentUser, session: SessionDep) -> AttemptQueued:
     """Queue a run or a submission; grading starts once the attempt is committed."""
+    session.commit()  # end the sign-in's read transaction: the attempt is written in a fresh one
     try:
         attempt = service.create_attempt(
             session=session,

@@ -42,14 +42,18 @@ def create_attempt(
     interview_id: int | None = None,
     hints_used: dict[str, Any] | None = None,
 ) -> Attempt:
-    """Validate and store a queued attempt; it is dispatched when the caller commits."""
+    """Validate and store a queued attempt; it is dispatched when the caller commits.
+
+    Call it at the start of a transaction: its first statement takes the write lock, because on
+    SQLite a transaction that has already read cannot write once another connection has.
+    """
     if kind not in {k.value for k in AttemptKind}:
         raise AttemptRejected(422, f"Unknown kind {kind!r}: use 'run' or 'submit'.")
+    _lock_user(session=session, user=user)
     version = _version_for(session=session, user=user, scenario=scenario, interview_id=interview_id)
     package = public_package(version)
     _check_files(files, package)
     _check_notes(notes, package)
-    _lock_user(session=session, user=user)
     _check_rate(session=session, user=user, kind=kind)
 
     attempt = Attempt(

@@ -93,6 +93,11 @@ def _crash_error(tries: int) -> dict[str, str]:
     return {"kind": "crash", "message": CRASH_MESSAGE.format(tries=tries)}
 
 
+def lock_for_write(*, session: Session, attempt_id: int) -> None:
+    """Start a write transaction on the attempt (before reading, for SQLite's sake; see requeue_stale)."""
+    _changed(session, update(Attempt).where(Attempt.id == attempt_id).values(heartbeat_at=Attempt.heartbeat_at))
+
+
 def beat(*, session: Session, claim: Claim) -> bool:
     """Refresh the heartbeat; False when the claim was lost (another worker took the attempt over)."""
     done = _changed(
@@ -135,6 +140,9 @@ def requeue_stale(*, session: Session, stale_after_seconds: float, max_tries: in
     ids = session.scalars(
         select(Attempt.id).where(Attempt.status == RUNNING, Attempt.heartbeat_at < stale).order_by(Attempt.id)
     ).all()
+    # One short write transaction per row, each starting with its UPDATE: on SQLite a transaction
+    # that has read cannot write once another connection has written.
+    session.commit()
     requeued = []
     for attempt_id in ids:
         condition = (Attempt.id == attempt_id, Attempt.status == RUNNING, Attempt.heartbeat_at < stale)
@@ -142,19 +150,14 @@ def requeue_stale(*, session: Session, stale_after_seconds: float, max_tries: in
             session,
             update(Attempt)
             .where(*condition, Attempt.tries >= max_tries)
-            .values(status=ERROR, error=_crash_error(max_tries), finished_at=utcnow(), worker_id=None)
+            .values(status=ERROR, error=_crash_error(max_tries), finished_at=utcnow(), worker_id=None),
         )
-        if crashed:
-            continue
-        back = _changed(
-            session,
-            update(Attempt)
-            .where(*condition)
-            .values(status=QUEUED, worker_id=None)
+        back = 0 if crashed else _changed(
+            session, update(Attempt).where(*condition).values(status=QUEUED, worker_id=None)
         )
+        session.commit()
         if back:
             requeued.append(attempt_id)
-    session.commit()
     return requeued
 
 

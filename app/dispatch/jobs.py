@@ -103,6 +103,7 @@ def _after_grading(attempt_id: int) -> None:
 
     try:
         with new_session() as session:
+            claims.lock_for_write(session=session, attempt_id=attempt_id)
             coaching_service.coach_attempt(session=session, attempt_id=attempt_id)
             session.commit()
     except Exception:

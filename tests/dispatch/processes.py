@@ -26,13 +26,19 @@ def dojo_env(**overrides: str) -> dict[str, str]:
     return env
 
 
+def dojo_command() -> list[str]:
+    """The installed `dojo` console script, or the same entry point through python -m."""
+    script = Path(sys.executable).parent / "dojo"
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "app.cli"]
+
+
 def start_dojo(args: list[str], *, env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
-    """`python -m app.cli ARGS` in a new session (its pid is the process-group id)."""
-    out = log.open("ab")
-    return subprocess.Popen(
-        [sys.executable, "-m", "app.cli", *args], cwd=ROOT_DIR, env=env, stdout=out, stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
+    """`dojo ARGS` in a new session (its pid is the process-group id), output appended to log."""
+    with log.open("ab") as out:
+        return subprocess.Popen(
+            [*dojo_command(), *args], cwd=ROOT_DIR, env=env, stdout=out, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
 
 
 def kill_group(proc: subprocess.Popen[bytes], sig: int = signal.SIGKILL, timeout: float = 20) -> None:

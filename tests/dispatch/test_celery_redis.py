@@ -9,7 +9,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import uuid
 from pathlib import Path
 
@@ -27,7 +26,7 @@ from app.dispatch.celery_app import TASK_NAME, get_celery
 from app.dispatch.dispatcher import CeleryDispatcher
 from app.users.service import create_user
 
-from .processes import dojo_env, kill_group, parent_pid, start_dojo, wait_for
+from .processes import dojo_command, dojo_env, kill_group, parent_pid, start_dojo, wait_for
 from .tiny_scenario import copy_reference, publish_tiny, warm_reference
 
 DISPATCH_REDIS_URL = os.environ.get("DOJO_TEST_DISPATCH_REDIS_URL", "redis://127.0.0.1:6379/13")
@@ -53,7 +52,7 @@ def test_attempt_is_graded_by_other_worker_after_sigkill(app_db: None, tmp_path:
     url = f"sqlite:///{data / 'dojo.sqlite3'}"
     env = dojo_env(DOJO_DATA_DIR=str(data), DATABASE_URL=url, BROKER_URL=DISPATCH_REDIS_URL, DOJO_QUEUE=queue,
                    HEARTBEAT_SECONDS="0.5", STALE_AFTER_SECONDS="3")
-    subprocess.run([sys.executable, "-m", "app.cli", "migrate"], cwd=ROOT_DIR, env=env, check=True, timeout=120,
+    subprocess.run([*dojo_command(), "migrate"], cwd=ROOT_DIR, env=env, check=True, timeout=120,
                    capture_output=True)
     engine = make_engine(url)
     with Session(engine) as session:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import uuid
 from datetime import timedelta
 from pathlib import Path
@@ -18,7 +17,7 @@ from app.core.db import make_engine, utcnow
 from app.core.paths import ROOT_DIR
 from app.users.service import create_user
 
-from .processes import dojo_env, free_port, kill_group, start_dojo, wait_for
+from .processes import dojo_command, dojo_env, free_port, kill_group, start_dojo, wait_for
 from .tiny_scenario import copy_reference, publish_tiny, tiny_package, warm_reference
 
 FINISHED = ("passed", "failed", "error")
@@ -45,7 +44,7 @@ def test_restarted_serve_finishes_queued_and_interrupted_attempts(app_db: None, 
     url = f"sqlite:///{data / 'dojo.sqlite3'}"
     env = dojo_env(DOJO_DATA_DIR=str(data), DATABASE_URL=url, HEARTBEAT_SECONDS="1", STALE_AFTER_SECONDS="4")
     env.pop("BROKER_URL", None)
-    subprocess.run([sys.executable, "-m", "app.cli", "migrate"], cwd=ROOT_DIR, env=env, check=True, timeout=120,
+    subprocess.run([*dojo_command(), "migrate"], cwd=ROOT_DIR, env=env, check=True, timeout=120,
                    capture_output=True)
     engine = make_engine(url)
     log = tmp_path / "serve.log"

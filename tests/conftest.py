@@ -94,7 +94,7 @@ def sqlite_engine() -> Iterator[Engine]:
     from app.core.db import make_engine
 
     path = _TMP / "rolled-back.sqlite3"
-    engine = _migrated(make_engine(f"sqlite:///{path}"))
+    engine = _migrated(make_engine(f"sqlite:///{path}", sqlite_savepoints=True))
     yield engine
     engine.dispose()
 

@@ -32,25 +32,31 @@ class Base(DeclarativeBase):
     type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON, datetime: DateTime(timezone=True)}
 
 
-def make_engine(url: str) -> Engine:
-    """An engine with SQLite tuned for a small multi-threaded web app."""
+def make_engine(url: str, *, sqlite_savepoints: bool = False) -> Engine:
+    """An engine with SQLite tuned for a small multi-threaded web app.
+
+    sqlite_savepoints=True makes SQLAlchemy emit BEGIN itself, which SAVEPOINTs (and so rolled-back
+    test sessions) need. The app keeps pysqlite's deferred BEGIN: a transaction that read and then
+    writes after another connection wrote would otherwise fail at once with "database is locked".
+    """
     if url.startswith("sqlite"):
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
 
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
-            # pysqlite's own transaction handling breaks SAVEPOINTs (nested transactions, rolled-back
-            # test sessions); turn it off and let SQLAlchemy emit BEGIN itself.
-            dbapi_conn.isolation_level = None
+            if sqlite_savepoints:
+                dbapi_conn.isolation_level = None
             cur = dbapi_conn.cursor()
             cur.execute("PRAGMA foreign_keys=ON")
             cur.execute("PRAGMA journal_mode=WAL")
             cur.execute("PRAGMA busy_timeout=30000")
             cur.close()
 
-        @event.listens_for(engine, "begin")
-        def _sqlite_begin(conn: Any) -> None:
-            conn.exec_driver_sql("BEGIN")
+        if sqlite_savepoints:
+
+            @event.listens_for(engine, "begin")
+            def _sqlite_begin(conn: Any) -> None:
+                conn.exec_driver_sql("BEGIN")
 
         return engine
     return create_engine(url, pool_pre_ping=True)

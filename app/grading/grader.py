@@ -77,11 +77,13 @@ def training_summary(result: dict[str, Any], reference: dict[str, Any]) -> dict[
     }
 
 
-def _bugs(report: ValidationReport, failing: set[str] | None) -> list[dict[str, Any]]:
-    detected = {b["id"]: set(b["detected_by"]) for b in report.bugs}
+def _bugs(report: ValidationReport, failing: set[str] | None, not_applicable: set[str]) -> list[dict[str, Any]]:
+    """Planted bugs with `fixed`; tests that did not apply to this candidate are no evidence either
+    way, so a bug seen only by such tests is reported unverifiable (and not fixed)."""
+    detected = {b["id"]: set(b["detected_by"]) - not_applicable for b in report.bugs}
     fixed = scoring.fixed_bugs(detected, failing) if failing is not None else dict.fromkeys(detected, False)
-    return [{"id": b["id"], "component": b["component"], "title": b["title"], "fixed": fixed[b["id"]]}
-            for b in report.bugs]
+    return [{"id": b["id"], "component": b["component"], "title": b["title"], "fixed": fixed[b["id"]],
+             "verifiable": bool(detected[b["id"]])} for b in report.bugs]
 
 
 def grade_files(*, package: ScenarioPackage, files: dict[str, str], runner: Runner,
@@ -104,11 +106,12 @@ def grade_files(*, package: ScenarioPackage, files: dict[str, str], runner: Runn
     outcome = run_harness(package=package, files=complete, runner=runner, limits=limits)
     report.error = outcome_error(outcome)
     if report.error is not None or outcome.result is None:
-        report.bugs = _bugs(ref_report, None)
+        report.bugs = _bugs(ref_report, None, set())
     else:
         verdicts = [v.to_dict() for v in run_checks(outcome.result, ref_report.reference, files=package.files)]
         failing = {v["id"] for v in verdicts if not v["passed"]}
-        report.bugs = _bugs(ref_report, failing)
+        not_applicable = {v["id"] for v in verdicts if not v["applicable"]}
+        report.bugs = _bugs(ref_report, failing, not_applicable)
         report.regressions = scoring.regressions(verdicts, ref_report.starter_failing)
         report.tests = [v for v in verdicts if kind != "run" or v["public"]]
         report.status = "passed" if not failing else "failed"

@@ -59,3 +59,17 @@ def test_score_subtracts_hint_penalties_per_bug():
 def test_regressions_are_new_failures_only():
     tests = [{"id": "x", "passed": False}, {"id": "y", "passed": False}, {"id": "z", "passed": True}]
     assert regressions(tests, starter_failing=["x"]) == ["y"]
+
+
+def test_bug_seen_only_by_not_applicable_tests_is_unverifiable():
+    from app.engine.validator import ValidationReport
+    from app.grading.grader import _bugs
+
+    report = ValidationReport(slug="s", version="v", content_hash="h", bugs=[
+        {"id": "mask", "component": "attention", "title": "M",
+         "detected_by": ["attention.causal-perturb", "equivalence.logits"]},
+        {"id": "scale", "component": "attention", "title": "S",
+         "detected_by": ["equivalence.logits", "equivalence.last-position"]}])
+    bugs = _bugs(report, failing=set(), not_applicable={"equivalence.logits", "equivalence.last-position"})
+    assert [(b["id"], b["fixed"], b["verifiable"]) for b in bugs] == [("mask", True, True),
+                                                                     ("scale", False, False)]

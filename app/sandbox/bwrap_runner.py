@@ -7,7 +7,7 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 from app.grading.job import HarnessJob, HarnessOutcome, Limits
@@ -15,7 +15,7 @@ from app.sandbox import bwrap_command as cmd
 from app.sandbox.bwrap_probe import bwrap_path
 from app.sandbox.outcome import RunFacts, build_outcome
 from app.sandbox.result_file import ResultRead, result_from_read
-from app.sandbox.rlimits import apply_rlimits, rlimit_table, with_nproc_headroom
+from app.sandbox.rlimits import rlimit_table, with_nproc_headroom
 from app.sandbox.seccomp import denylist_program
 from app.sandbox.slots import Slot, sandbox_uid_slot
 from app.sandbox.supervise import SupervisedRun, run_supervised
@@ -116,11 +116,13 @@ class BwrapRunner:
                 pass_fds.append(seccomp_fd)
                 argv[1:1] = ["--seccomp", str(seccomp_fd)]
             table = rlimit_table(limits)
+            # A separate helper process sets limits (and identity) and then execs bwrap, so no
+            # Python code runs between fork and exec in this possibly multi-threaded server.
             if slot is not None:
                 config = {"uid": slot.uid, "gid": slot.uid, "rlimits": table, "binds": staged, "argv": argv}
-                argv, preexec = [sys.executable, "-I", "-S", "-B", _ENTER, json.dumps(config)], None
             else:
-                preexec = _preexec_rlimits(with_nproc_headroom(table))
+                config = {"uid": None, "gid": None, "rlimits": with_nproc_headroom(table), "binds": [], "argv": argv}
+            argv = [sys.executable, "-I", "-S", "-B", _ENTER, json.dumps(config)]
             to_close.remove(write_fd)  # run_supervised closes it once the child has it
             run = run_supervised(
                 argv,
@@ -128,7 +130,6 @@ class BwrapRunner:
                 cwd=str(workspace.root),
                 wall_seconds=limits.wall_seconds,
                 max_output_bytes=limits.max_output_bytes,
-                preexec_fn=preexec,
                 pass_fds=pass_fds,
                 close_after_start=(write_fd,),
                 extra_read_fds=(read_fd,),
@@ -151,10 +152,6 @@ def _pipe_with(data: bytes) -> int:
     finally:
         os.close(write_end)
     return read_end
-
-
-def _preexec_rlimits(table: list[tuple[int, int, int]]) -> Callable[[], None]:
-    return lambda: apply_rlimits(table)
 
 
 def _stage(mounts: list[cmd.Mount], stage_dir: Path) -> tuple[list[cmd.Mount], list[list[str]]]:

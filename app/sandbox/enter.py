@@ -35,6 +35,10 @@ def main() -> None:
         for src, dst in config["binds"]:
             _check(libc.mount(src.encode(), dst.encode(), None, MS_BIND | MS_REC, None), "staging bind")
     for which, soft, hard in config["rlimits"]:
+        _, current_hard = resource.getrlimit(which)
+        if current_hard != resource.RLIM_INFINITY:  # limits can only go down without privilege
+            hard = min(hard, current_hard)
+            soft = min(soft, hard)
         resource.setrlimit(which, (soft, hard))
     if config["uid"] is not None:
         os.setgroups([])

@@ -1,0 +1,90 @@
+"""The mutation matrix of each built-in scenario written here: valid, and each bug caught by its key test."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.engine.builtin import find_builtin
+from app.engine.validator import ValidationReport, validate_package
+from app.sandbox.subprocess_runner import SubprocessRunner
+
+pytestmark = pytest.mark.slow
+
+# bug id -> the hidden test that must catch its single-bug mutant (the test a candidate's fix must pass)
+KEY_TESTS: dict[str, dict[str, str]] = {
+    "warm-up": {
+        "pos-not-added": "positional.depends-on-position",
+        "softmax-before-loss": "loss.matches-cross-entropy",
+    },
+    "attention-zoo": {
+        "softmax-over-queries": "attention.causal-perturb",
+        "scale-by-width": "equivalence.logits",
+        "heads-merged-without-transpose": "attention.random-token-leak",
+        "mask-after-softmax": "attention.causal-perturb",
+    },
+    "label-trouble": {
+        "labels-shifted-twice": "loss.matches-cross-entropy",
+        "logits-scrambled-in-reshape": "loss.matches-cross-entropy",
+        "padding-counted": "loss.ignores-minus-one",
+        "loss-summed-per-sequence": "loss.init-near-ln-v",
+    },
+    "block-party": {
+        "residual-from-normalised": "equivalence.logits",
+        "mlp-without-activation": "equivalence.logits",
+        "dropout-always-on": "general.eval-deterministic",
+        "layernorm-variance-over-batch": "attention.no-batch-mixing",
+    },
+    "training-wheels": {
+        "gradients-accumulate": "training.gradients-reset",
+        "clip-after-step": "training.clip-before-step",
+        "evaluate-leaves-eval-mode": "training.evaluate-eval-mode",
+        "last-window-never-sampled": "data.windows-cover-data",
+    },
+    "sampler-says": {
+        "context-never-cropped": "generation.crops-context",
+        "generator-ignored": "generation.seeded-reproducible",
+        "temperature-multiplies": "generation.temperature",
+        "topk-fills-zero": "generation.top-k",
+    },
+    "deep-end": {
+        "mask-fill-finite": "attention.causal-extreme-scores",
+        "positions-without-gradient": "positional.receives-gradient",
+        "final-layernorm-skipped": "equivalence.logits",
+        "micro-batches-not-weighted": "training.step-gradients",
+        "validation-in-train-mode": "training.evaluate-eval-mode",
+        "next-token-by-sequence-length": "generation.crops-context",
+    },
+}
+# scenarios in which every bug is caught by at least one test that no other bug's mutant fails,
+# so scoring can credit each fix on its own
+SEPARABLE = ("warm-up", "training-wheels", "sampler-says", "deep-end")
+
+_reports: dict[str, ValidationReport] = {}
+
+
+def _report(slug: str) -> ValidationReport:
+    if slug not in _reports:
+        pkg = find_builtin(slug)
+        assert pkg is not None, f"built-in {slug} is missing"
+        _reports[slug] = validate_package(package=pkg, runner=SubprocessRunner())
+    return _reports[slug]
+
+
+@pytest.mark.parametrize("slug", sorted(KEY_TESTS))
+def test_builtin_validates_with_each_bug_caught_by_its_key_test(slug: str) -> None:
+    report = _report(slug)
+    assert report.valid, report.problems
+    detected = {b["id"]: set(b["detected_by"]) for b in report.bugs}
+    assert set(detected) == set(KEY_TESTS[slug])
+    missed = {bug: test for bug, test in KEY_TESTS[slug].items() if test not in detected[bug]}
+    assert missed == {}, detected
+
+
+@pytest.mark.parametrize("slug", SEPARABLE)
+def test_separable_builtin_gives_every_bug_a_test_of_its_own(slug: str) -> None:
+    detected = {b["id"]: set(b["detected_by"]) for b in _report(slug).bugs}
+    shared = {
+        bug: tests for bug, tests in detected.items()
+        if not tests - set().union(*(other for b, other in detected.items() if b != bug))
+    }
+    assert shared == {}

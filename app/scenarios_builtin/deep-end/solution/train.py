@@ -10,7 +10,7 @@ def train_step(model, optimizer, x, y, grad_clip=1.0):
     optimizer.zero_grad(set_to_none=True)
     n_targets = (y != -1).sum()
     total = 0.0
-    for xs, ys in zip(x.chunk(ACCUM_STEPS), y.chunk(ACCUM_STEPS)):
+    for xs, ys in zip(x.chunk(ACCUM_STEPS), y.chunk(ACCUM_STEPS), strict=True):
         _, loss = model(xs, ys)
         # weight the micro-batch mean by its share of the targets: the sum is the full-batch mean
         loss = loss * ((ys != -1).sum() / n_targets)

@@ -110,7 +110,9 @@ class BwrapRunner:
             argv = [self.bwrap, "--args", str(args_fd), *command]
             pass_fds = [write_fd, args_fd]
             program = denylist_program()
-            if program is not None:
+            if program is None:
+                logger.warning("no seccomp filter on this architecture: syscall denylist and no-fork are off")
+            else:
                 seccomp_fd = _pipe_with(program)
                 to_close.append(seccomp_fd)
                 pass_fds.append(seccomp_fd)

@@ -66,7 +66,7 @@ def sandbox_uid_slot() -> Iterator[Slot]:
 
 
 def uid_processes(uid: int) -> list[int]:
-    """Live (non-zombie) pids whose real uid is uid."""
+    """Live (non-zombie) sandboxed pids whose real uid is uid."""
     pids = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -74,7 +74,13 @@ def uid_processes(uid: int) -> list[int]:
         try:
             with open(f"/proc/{entry}/status", encoding="ascii", errors="replace") as status:
                 fields = dict(line.split(":", 1) for line in status if ":" in line)
-            if fields.get("Uid", "").split()[:1] == [str(uid)] and not fields.get("State", "").strip().startswith("Z"):
+            if (
+                fields.get("Uid", "").split()[:1] == [str(uid)]
+                and not fields.get("State", "").strip().startswith("Z")
+                # Only processes inside a nested pid namespace: a host process that happens to
+                # use the same uid (e.g. a systemd DynamicUser) is never touched.
+                and len(fields.get("NSpid", "").split()) >= 2
+            ):
                 pids.append(int(entry))
         except OSError:
             continue

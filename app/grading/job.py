@@ -30,7 +30,8 @@ class Limits:
 
     cpu_seconds: int = 60
     wall_seconds: float = 90.0
-    memory_bytes: int = 2048 * MiB
+    # Address-space cap (no memory cgroup is delegated here); torch 2.13 CPU imports well under it.
+    memory_bytes: int = 1536 * MiB
     max_processes: int = 64
     max_open_files: int = 256
     max_file_bytes: int = 64 * MiB

@@ -14,6 +14,7 @@ from app.sandbox.bwrap_runner import BwrapRunner
 from .helpers import (
     FIXTURE_HARNESS,
     OWN_CASES,
+    REPO_ROOT,
     acceptance_dir,
     case_dirs,
     job_for,
@@ -89,7 +90,7 @@ EXPECTED: dict[str, Expect] = {
 
 ALL_CASES = case_dirs(acceptance_dir()) + case_dirs(OWN_CASES)
 # Never shown to a candidate: markers of success in our cases, host paths of the run, the app source.
-ALWAYS_FORBIDDEN = ("BREACH", "dojo-run-", "/work/main/app", "/run/dojo-sandbox", "stage-")
+ALWAYS_FORBIDDEN = ("BREACH", "dojo-run-", str(REPO_ROOT / "app"), "/run/dojo-sandbox", "stage-")
 HOST_SCRATCH = ("/tmp", "/dev/shm", "/var/tmp")
 LEFTOVER_NAMES = ("dojo_escape_canary.txt", "fill.bin", "daemon_alive", "big.bin")
 

@@ -9,6 +9,7 @@ from itertools import combinations
 from typing import Any
 
 from app.engine.edits import apply_edits
+from app.engine.gpt_v1.bundle import engine_fingerprint
 from app.engine.gpt_v1.checks import SPECS, run_checks
 from app.engine.kinds import BUG_KINDS
 from app.engine.package import ScenarioPackage
@@ -36,6 +37,7 @@ class ValidationReport:
     tests: list[str] = field(default_factory=list)
     starter_failing: list[str] = field(default_factory=list)
     reference: dict[str, Any] | None = None
+    engine: str = ""  # engine_fingerprint() of the harness and checks that produced this report
 
     def problem(self, text: str) -> None:
         self.valid = False
@@ -48,7 +50,7 @@ class ValidationReport:
                 "bugs": [{k: b[k] for k in ("id", "kind", "component", "detected_by")} for b in self.bugs]}
 
     def to_dict(self) -> dict[str, Any]:
-        return {**self.summary(), "content_hash": self.content_hash, "tests": self.tests,
+        return {**self.summary(), "content_hash": self.content_hash, "engine": self.engine, "tests": self.tests,
                 "starter_failing": self.starter_failing, "bug_titles": {b["id"]: b["title"] for b in self.bugs},
                 "reference": self.reference}
 
@@ -59,7 +61,7 @@ class ValidationReport:
         return cls(slug=d["slug"], version=d["version"], content_hash=d["content_hash"], valid=d["valid"],
                    problems=d["problems"], warnings=d.get("warnings", []), bugs=bugs,
                    masking=d.get("masking", []), tests=d["tests"], starter_failing=d["starter_failing"],
-                   reference=d["reference"])
+                   reference=d["reference"], engine=d.get("engine", ""))
 
 
 def _failing(result: dict[str, Any], reference: dict[str, Any], files: tuple[str, ...]) -> list[str]:
@@ -76,7 +78,8 @@ def _comparable(result: dict[str, Any]) -> str:
 def validate_package(*, package: ScenarioPackage, runner: Runner, workers: int = 2) -> ValidationReport:
     """Run solution (twice), starter and every single-bug mutant; build the bug -> test matrix."""
     pkg = package
-    report = ValidationReport(slug=pkg.slug, version=pkg.version, content_hash=pkg.content_hash)
+    report = ValidationReport(slug=pkg.slug, version=pkg.version, content_hash=pkg.content_hash,
+                              engine=engine_fingerprint())
     _check_static(pkg, report)
     jobs: dict[str, dict[str, str]] = {"solution": pkg.solution_files, "solution-again": pkg.solution_files,
                                        "starter": pkg.starter_files}

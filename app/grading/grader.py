@@ -6,6 +6,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.engine.gpt_v1.bundle import engine_fingerprint
 from app.engine.gpt_v1.checks import run_checks
 from app.engine.package import ScenarioPackage
 from app.engine.validator import ValidationReport
@@ -92,13 +93,16 @@ def grade_files(*, package: ScenarioPackage, files: dict[str, str], runner: Runn
     """Grade `files` (missing ones are the starter's). kind='run' reports only the public tests.
 
     hints_used maps bug id -> hint levels revealed; `reference` is a stored validation report
-    (ValidationReport.from_dict of what the web app saved), else the file cache is used or filled.
+    (ValidationReport.from_dict of what the web app saved); one made by another engine version,
+    or none, means the file cache is used or filled.
     """
     started = time.monotonic()
     complete = complete_files(package, files)
     if reference is not None and reference.content_hash != package.content_hash:
         raise ValueError("the reference report belongs to a different scenario version")
-    ref_report = reference or ensure_reference(package=package, runner=runner)
+    if reference is None or reference.engine != engine_fingerprint():
+        reference = ensure_reference(package=package, runner=runner)
+    ref_report = reference
     report = GradeReport(status="error", error=None, scenario=package.slug, version=package.version, kind=kind)
     if ref_report.reference is None:
         report.error = {"kind": "sandbox", "message": "the scenario's reference run failed; see validation"}

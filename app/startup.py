@@ -21,6 +21,14 @@ def on_start(app: FastAPI) -> None:
         session.commit()
     log.info("built-in scenarios ready: %d", len(versions))
 
+    from app.core.settings import get_settings
+
+    settings = get_settings()
+    if settings.warm_references and not settings.broker_url:
+        from app.grading.warmup import start_warming
+
+        start_warming([v.content for v in versions])
+
     from app.dispatch import dispatcher
 
     # Local pool or Celery sender; either way queued and stale attempts are dispatched again now.

@@ -37,6 +37,8 @@ class Settings(BaseSettings):
     stale_after_seconds: float = 60.0
     max_tries: int = 2
     dojo_unsafe_subprocess: bool = False
+    # Compute each built-in's reference measurements in the background when `dojo serve` starts.
+    warm_references: bool = True
 
     @property
     def is_production(self) -> bool:

@@ -7,7 +7,6 @@ missing, and fail instead when DOJO_REQUIRE_SERVICES=1 (CI sets it).
 from __future__ import annotations
 
 import os
-import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,43 +21,18 @@ os.environ.pop("BROKER_URL", None)
 os.environ.setdefault("WARM_REFERENCES", "0")
 
 import pytest  # noqa: E402
+from services import (  # noqa: E402
+    POSTGRES_URL,
+    REDIS_URL,
+    require_bwrap,
+    require_chromium,
+    require_redis,
+    service_missing,
+)
 from sqlalchemy import Engine, create_engine, text  # noqa: E402
 from sqlalchemy.orm import Session  # noqa: E402
 
-POSTGRES_URL = os.environ.get("DOJO_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
-REDIS_URL = os.environ.get("DOJO_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
-REQUIRE_SERVICES = os.environ.get("DOJO_REQUIRE_SERVICES") == "1"
-CHROMIUM = os.environ.get("DOJO_CHROMIUM", "/usr/bin/chromium")
-
-
-def service_missing(reason: str) -> None:
-    """Skip the test, or fail it when the services are required (CI)."""
-    if REQUIRE_SERVICES:
-        pytest.fail(f"required service missing: {reason}", pytrace=False)
-    pytest.skip(reason)
-
-
-def require_bwrap() -> str:
-    path = shutil.which("bwrap")
-    if path is None:
-        service_missing("bubblewrap (bwrap) is not installed")
-    return str(path)
-
-
-def require_chromium() -> str:
-    if not Path(CHROMIUM).exists():
-        service_missing(f"Chromium not found at {CHROMIUM} (apt-get install chromium)")
-    return CHROMIUM
-
-
-def require_redis() -> str:
-    import redis
-
-    try:
-        redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2).ping()
-    except Exception as exc:  # any connection problem means the service is not there
-        service_missing(f"Redis not reachable at {REDIS_URL}: {exc.__class__.__name__}")
-    return REDIS_URL
+__all__ = ["REDIS_URL", "require_bwrap", "require_chromium", "require_redis"]
 
 
 def _postgres_engine() -> Engine:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from conftest import require_chromium
+from services import require_chromium
 
 from web.live_server import CHROMIUM_ARGS, LiveServer, live_server
 

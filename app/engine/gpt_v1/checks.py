@@ -7,6 +7,7 @@ from typing import Any
 
 from app.engine.gpt_v1 import checks_generation as gen
 from app.engine.gpt_v1 import checks_model as mod
+from app.engine.gpt_v1 import checks_structure as st
 from app.engine.gpt_v1 import checks_training as trn
 from app.engine.gpt_v1.verdicts import Fail, NotApplicable, TestSpec, Verdict
 
@@ -23,6 +24,12 @@ SUITE: list[tuple[TestSpec, Check]] = [
     (TestSpec("loss.matches-cross-entropy", "loss", False, "loss is the cross-entropy of the logits"),
      mod.loss_matches_cross_entropy),
     (TestSpec("loss.ignores-minus-one", "loss", False, "targets of -1 are ignored"), mod.loss_ignores_minus_one),
+    (TestSpec("loss.rewards-own-target", "loss", False, "each position's loss rewards its own target"),
+     st.loss_own_target),
+    (TestSpec("loss.mean-over-positions", "loss", False, "the loss does not grow with B or T"),
+     st.loss_size_invariant),
+    (TestSpec("loss.padding-matches-shorter", "loss", False, "padding with -1 does not change the loss"),
+     st.loss_padding),
     (TestSpec("loss.init-near-ln-v", "loss", True, "initial loss near ln V"), mod.init_loss),
     (TestSpec("positional.receives-gradient", "positional", False, "positional parameters train"),
      mod.positional_gradient),
@@ -34,6 +41,13 @@ SUITE: list[tuple[TestSpec, Check]] = [
      mod.causal_extreme),
     (TestSpec("attention.causal-gradient", "attention", False, "no gradient from later positions"),
      mod.causal_gradient),
+    (TestSpec("attention.probability-rows", "attention", False, "attention rows are causal distributions"),
+     st.attention_rows),
+    (TestSpec("attention.score-scale", "attention", False, "scores are scaled by 1/sqrt(head size)"),
+     st.attention_scale),
+    (TestSpec("general.block-residual-identity", "general", False, "a block with silent sublayers is the identity"),
+     st.block_identity),
+    (TestSpec("general.mlp-nonlinear", "general", False, "the MLP is nonlinear"), st.mlp_nonlinear),
     (TestSpec("attention.no-batch-mixing", "attention", False, "sequences do not mix"), mod.batch_independence),
     (TestSpec("attention.random-token-leak", "attention", False, "random tokens stay unpredictable"),
      trn.random_token_leak),

@@ -33,7 +33,6 @@ def crops_context(c: Result, r: Result) -> str:
     case = _case(c, "crop")
     if case["max_context"] is not None and case["max_context"] > 12:
         raise Fail(f"generating past block_size fed the model {case['max_context']} tokens (block_size is 12)")
-    _distribution(case, "past block_size")
     return "generation runs past block_size with a cropped context"
 
 

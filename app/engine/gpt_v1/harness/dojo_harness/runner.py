@@ -8,7 +8,16 @@ import time
 
 import torch
 
-from . import RESULT_SCHEMA, data_probes, generation_probes, model_probes, tiny_run, train_probes
+from . import (
+    RESULT_SCHEMA,
+    data_probes,
+    generation_probes,
+    loss_probes,
+    model_probes,
+    structure_probes,
+    tiny_run,
+    train_probes,
+)
 from .errors import guarded
 from .loading import CandidateImportError, import_candidate
 
@@ -30,6 +39,11 @@ PROBES = [  # (name, needs train.py, function)
     ("causality_gradient", False, model_probes.causality_gradient),
     ("batch_independence", False, model_probes.batch_independence),
     ("eval_determinism", False, model_probes.eval_determinism),
+    ("loss_invariances", False, loss_probes.loss_invariances),
+    ("attention_rows", False, structure_probes.attention_rows),
+    ("attention_scale", False, structure_probes.attention_scale),
+    ("block_identity", False, structure_probes.block_identity),
+    ("mlp_nonlinearity", False, structure_probes.mlp_nonlinearity),
     ("equivalence", False, model_probes.equivalence),
     ("overfit_one_batch", False, model_probes.overfit_one_batch),
     ("generation", False, generation_probes.generation),

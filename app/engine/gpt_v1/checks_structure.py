@@ -1,0 +1,91 @@
+"""Checks that look inside the model (attention rows and scale, block residual, MLP) and loss
+self-consistency. Each is "not applicable" when its probe found no structure to measure."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.engine.gpt_v1.verdicts import Fail, NotApplicable, close, num, probe
+
+Result = dict[str, Any]
+
+
+def _applicable(d: dict[str, Any], why: str) -> dict[str, Any]:
+    if not d.get("applicable"):
+        raise NotApplicable(why)
+    return d
+
+
+def attention_rows(c: Result, r: Result) -> str:
+    d = _applicable(probe(c, "attention_rows"), "no softmax over a (T, T) score matrix was observed")
+    if not num(d["above_diagonal"]) == 0.0:
+        raise Fail("the attention probabilities put weight on later positions (above the diagonal) "
+                   f"(largest {num(d['above_diagonal']):.3g})")
+    if not num(d["row_error"]) <= 1e-9:
+        raise Fail("the attention probabilities of a query position do not sum to 1 "
+                   f"(off by up to {num(d['row_error']):.3g})")
+    return "each query's attention probabilities sum to 1 and ignore later positions"
+
+
+def attention_scale(c: Result, r: Result) -> str:
+    d = _applicable(probe(c, "attention_scale"),
+                    "no attention module with c_attn, c_proj and n_head whose scores could be observed")
+    if d.get("score_diff") is not None and not num(d["score_diff"]) <= 1e-9:
+        raise Fail("the attention scores handed to softmax are not the query-key dot products scaled by "
+                   f"1/sqrt(head size) (relative difference {num(d['score_diff']):.3g})")
+    if d.get("output_diff") is not None and not num(d["output_diff"]) <= 1e-9:
+        raise Fail("the attention module's output differs from scaled dot-product attention over its own "
+                   f"query, key and value projections (relative difference {num(d['output_diff']):.3g})")
+    return "attention scores are scaled by 1/sqrt(head size)"
+
+
+def block_identity(c: Result, r: Result) -> str:
+    d = _applicable(probe(c, "block_identity"), "no blocks with attn.c_proj and mlp.c_proj")
+    if not num(d["max_change"]) <= 1e-12 * (1.0 + num(d["scale"])):
+        raise Fail("with the attention and MLP output projections set to zero, a block does not return its "
+                   f"input unchanged (max change {num(d['max_change']):.3g}): the residual stream is altered")
+    return "a block with silent sublayers passes its input through"
+
+
+def mlp_nonlinear(c: Result, r: Result) -> str:
+    d = _applicable(probe(c, "mlp_nonlinearity"), "no blocks with an mlp module")
+    if not num(d["nonlinear"]) > max(1e-9, 1e-6 * num(d["scale"])):
+        raise Fail("the MLP is an affine map: mlp(a + b) = mlp(a) + mlp(b) - mlp(0) for random inputs")
+    return "the MLP is nonlinear"
+
+
+def _loss_part(c: Result, name: str) -> dict[str, Any]:
+    d = probe(c, "loss_invariances")[name]
+    if "exception" in d:
+        raise Fail(f"the code raised {d['exception']}")
+    return d
+
+
+def loss_own_target(c: Result, r: Result) -> str:
+    d = _applicable(_loss_part(c, "alignment"), "the returned logits do not carry the loss's gradient")
+    if d["positions"] == 0:
+        raise Fail("the loss does not depend on the returned logits")
+    if d["misaligned"]:
+        raise Fail(f"at {d['misaligned']} of {d['positions']} positions, the loss's gradient favours a token "
+                   "other than that position's target (every target of a sequence was the same token)")
+    return "the loss at each position rewards that position's own target"
+
+
+def loss_size_invariant(c: Result, r: Result) -> str:
+    d = _loss_part(c, "sizes")
+    base = num(d["base"])
+    for key, what in (("double", "the same batch is repeated twice along the batch dimension"),
+                      ("short", "the sequences are cut to 5 positions")):
+        if not close(num(d[key]), base, rel=1e-9):
+            raise Fail(f"with all weights zero (every position predicted alike) the loss is {base:.4f}, "
+                       f"but {num(d[key]):.4f} when {what}: the loss grows with the number of positions")
+    return "the loss is a mean: it does not grow with batch size or sequence length"
+
+
+def loss_padding(c: Result, r: Result) -> str:
+    d = _loss_part(c, "padding")
+    padded, prefix = num(d["padded"]), num(d["prefix"])
+    if not close(padded, prefix, rel=1e-9):
+        raise Fail(f"with all weights zero, a batch whose last positions have target -1 has loss {padded:.4f}, "
+                   f"but the same batch cut before those positions has loss {prefix:.4f}")
+    return "positions with target -1 do not change the loss"

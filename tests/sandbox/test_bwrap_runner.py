@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import pytest
 from app.grading.job import HarnessJob, Limits
 from app.sandbox.bwrap_runner import BwrapRunner
 
-from .helpers import FIXTURE_HARNESS, job_for, live_sandbox_processes
+from .helpers import FIXTURE_HARNESS, REPO_ROOT, job_for, live_sandbox_processes
 
 pytestmark = pytest.mark.bwrap
 
@@ -22,7 +23,7 @@ seen = {
     "env": sorted(os.environ),
     "root": sorted(os.listdir("/")),
     "etc": sorted(os.listdir("/etc")),
-    "work_main": sorted(os.listdir("/work/main")) if os.path.isdir("/work/main") else [],
+    "repo": sorted(os.listdir(REPO)) if os.path.isdir(REPO) else [],
     "cwd": os.getcwd(),
     "hostname": os.uname().nodename,
 }
@@ -33,7 +34,8 @@ VALUE = json.dumps(seen)
 def _inspect(tmp_path: Path) -> dict:
     import json
 
-    outcome = BwrapRunner(workspace_parent=tmp_path).run(job_for(INSPECT))
+    source = f"REPO = {str(REPO_ROOT)!r}\n" + INSPECT
+    outcome = BwrapRunner(workspace_parent=tmp_path).run(job_for(source))
     assert outcome.ok and outcome.result is not None, outcome.error_message
     return json.loads(outcome.result["value"])
 
@@ -45,7 +47,9 @@ def test_sandbox_sees_minimal_env_and_filesystem_and_no_app_source(tmp_path: Pat
          "OPENBLAS_NUM_THREADS", "DOJO_CANDIDATE_DIR", "DOJO_HARNESS_DIR", "DOJO_INPUT", "DOJO_OUT", "PWD"]
     )  # fmt: skip
     assert "shadow" not in seen["etc"] and "passwd" in seen["etc"]
-    assert seen["work_main"] == [".venv"]  # the app, its data and its config stay invisible
+    # The app, its data and its config stay invisible; only a virtualenv inside the repo is mounted.
+    venv_inside_repo = Path(sys.prefix).resolve().is_relative_to(REPO_ROOT)
+    assert seen["repo"] == ([".venv"] if venv_inside_repo else [])
     assert seen["cwd"] == "/dojo/work" and seen["hostname"] == "sandbox"
 
 

@@ -6,9 +6,10 @@ import pytest
 
 from app.engine.builtin import find_builtin
 from app.engine.validator import ValidationReport, validate_package
-from app.sandbox.subprocess_runner import SubprocessRunner
+from app.sandbox.bwrap_runner import BwrapRunner
 
-pytestmark = pytest.mark.slow
+# Validated in the real sandbox, as `dojo scenarios validate` does.
+pytestmark = [pytest.mark.slow, pytest.mark.bwrap]
 
 # bug id -> the hidden test that must catch its single-bug mutant (the test a candidate's fix must pass)
 KEY_TESTS: dict[str, dict[str, str]] = {
@@ -66,7 +67,7 @@ def _report(slug: str) -> ValidationReport:
     if slug not in _reports:
         pkg = find_builtin(slug)
         assert pkg is not None, f"built-in {slug} is missing"
-        _reports[slug] = validate_package(package=pkg, runner=SubprocessRunner())
+        _reports[slug] = validate_package(package=pkg, runner=BwrapRunner())
     return _reports[slug]
 
 

@@ -86,6 +86,23 @@ COMPONENT_ADVICE: dict[str, Advice] = {
     ),
 }
 
+# The tiny training run's tests are in the "training" component, but they judge the whole model, not
+# the candidate's training loop, so they get advice of their own.
+TRAINING_RUN_TESTS = frozenset({"training.learns", "training.finite", "training.not-too-good",
+                                "training.overfit-one-batch"})
+TRAINING_RUN_ADVICE = Advice(
+    framing="Frame your answer around what the training and validation curves say about the model.",
+    pro_tip="Read the curves against two lines: ln(vocab_size) at the start, and the baseline at the end. "
+    "Far above the baseline means the model cannot learn; far below means it can see the answer.",
+    steps=(
+        "Check the loss at step 0 against ln(vocab_size).",
+        "Compare train and validation loss: a training loss near zero with a rising validation loss is a "
+        "warning sign, not overfitting to celebrate.",
+        "Overfit one small batch; if even that fails, look at the loss and the data, not the optimiser.",
+        "Perturb tokens after position t and confirm the logits up to t stay the same.",
+    ),
+)
+
 # Habits a strong write-up shows, the words that suggest the candidate mentioned them, and the advice
 # when they did not.
 PRACTICES: tuple[tuple[str, tuple[str, ...], str], ...] = (

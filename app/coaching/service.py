@@ -9,7 +9,14 @@ from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from app.attempts.models import Attempt
-from app.coaching.knowledge import COMPONENT_ADVICE, ERROR_ADVICE, PRACTICES, Advice
+from app.coaching.knowledge import (
+    COMPONENT_ADVICE,
+    ERROR_ADVICE,
+    PRACTICES,
+    TRAINING_RUN_ADVICE,
+    TRAINING_RUN_TESTS,
+    Advice,
+)
 from app.coaching.models import AI_NOTICE, CoachingTip
 
 SOURCE = "rules"
@@ -25,14 +32,21 @@ class Tip:
     steps: tuple[str, ...]
 
 
+def _failing_tests(result: dict[str, Any] | None) -> list[dict[str, Any]]:
+    return [
+        t for t in (result or {}).get("tests") or [] if t.get("passed") is False and t.get("applicable", True)
+    ]
+
+
 def failing_components(result: dict[str, Any] | None) -> list[str]:
-    """Components with at least one applicable failing test, in a fixed teaching order."""
-    failing = {
-        t.get("component")
-        for t in (result or {}).get("tests") or []
-        if t.get("passed") is False and t.get("applicable", True)
-    }
+    """Components with an applicable failing test outside the tiny training run, in teaching order."""
+    failing = {t.get("component") for t in _failing_tests(result) if t.get("id") not in TRAINING_RUN_TESTS}
     return [c for c in COMPONENT_ORDER if c in failing]
+
+
+def training_run_failed(result: dict[str, Any] | None) -> bool:
+    """True when a test of the tiny training run failed."""
+    return any(t.get("id") in TRAINING_RUN_TESTS for t in _failing_tests(result))
 
 
 def missing_practices(notes: dict[str, Any] | None) -> list[str]:
@@ -51,6 +65,8 @@ def tips_for(*, status: str, result: dict[str, Any] | None, error: dict[str, Any
             tips.append(_tip(None, advice))
     for component in failing_components(result):
         tips.append(_tip(component, COMPONENT_ADVICE[component]))
+    if training_run_failed(result):
+        tips.append(_tip("training", TRAINING_RUN_ADVICE))
     habits = missing_practices(notes)
     if habits:
         tips.append(Tip(

@@ -40,6 +40,13 @@ def test_notes_that_cover_every_habit_get_no_write_up_tip() -> None:
     assert tips == []
 
 
+def test_training_run_failures_get_curve_advice_not_loop_advice() -> None:
+    result = {"tests": [{"id": "training.not-too-good", "component": "training", "passed": False, "message": "m"}]}
+    tips = tips_for(status="failed", result=result, error=None, notes={})
+    assert failing_components(result) == []
+    assert tips[0].component == "training" and "curves" in tips[0].framing
+
+
 def test_error_attempt_gets_error_advice_first() -> None:
     tips = tips_for(status="error", result=None, error={"kind": "syntax", "message": "model.py line 3"}, notes={})
     assert tips[0].component is None and "import cleanly" in tips[0].framing

@@ -13,8 +13,9 @@ from app.engine.package import load_package
 
 BUILTIN = Path(__file__).resolve().parents[2] / "app" / "scenarios_builtin"
 STRUCTURE_PROBES = ["attention_rows", "attention_scale", "block_identity", "mlp_nonlinearity"]
-NEW_TESTS = ("attention.probability-rows", "attention.score-scale", "general.block-residual-identity",
-             "general.mlp-nonlinear", "loss.rewards-own-target", "loss.mean-over-positions",
+NEW_TESTS = ("attention.rows-sum-to-one", "attention.rows-zero-on-future", "attention.score-scale",
+             "general.block-residual-identity", "general.mlp-nonlinear", "loss.rewards-own-target",
+             "loss.mean-over-positions",
              "loss.padding-matches-shorter")
 
 
@@ -30,8 +31,9 @@ def _new_failures(result: dict, reference: dict, files) -> set[str]:
 def test_sdpa_variant_reports_probability_rows_not_applicable(measure, reference):
     sdpa = next(v for v in CORRECT_VARIANTS if v.name == "sdpa")
     verdicts = _verdicts(measure(sdpa.files(), probes=STRUCTURE_PROBES), reference)
-    rows = verdicts["attention.probability-rows"]
-    assert rows.passed and not rows.applicable and rows.message.startswith("not applicable")
+    for test_id in ("attention.rows-sum-to-one", "attention.rows-zero-on-future"):
+        rows = verdicts[test_id]
+        assert rows.passed and not rows.applicable and rows.message.startswith("not applicable")
     scale = verdicts["attention.score-scale"]  # no softmax seen: the module output is compared instead
     assert scale.passed and scale.applicable
 
@@ -39,7 +41,7 @@ def test_sdpa_variant_reports_probability_rows_not_applicable(measure, reference
 def test_per_head_loop_variant_is_checked_head_by_head(measure, reference):
     loop = next(v for v in CORRECT_VARIANTS if v.name == "per-head-loop")
     verdicts = _verdicts(measure(loop.files(), probes=STRUCTURE_PROBES), reference)
-    for test_id in ("attention.probability-rows", "attention.score-scale"):
+    for test_id in ("attention.rows-sum-to-one", "attention.rows-zero-on-future", "attention.score-scale"):
         assert verdicts[test_id].passed and verdicts[test_id].applicable, verdicts[test_id].message
 
 
@@ -49,7 +51,7 @@ def test_renamed_submodules_make_structure_tests_not_applicable(measure, referen
     verdicts = _verdicts(measure(files, probes=STRUCTURE_PROBES), reference)
     for test_id in ("attention.score-scale", "general.block-residual-identity", "general.mlp-nonlinear"):
         assert verdicts[test_id].passed and not verdicts[test_id].applicable, test_id
-    assert verdicts["attention.probability-rows"].applicable  # softmax calls are still seen
+    assert verdicts["attention.rows-sum-to-one"].applicable  # softmax calls are still seen
 
 
 def test_sdpa_with_wrong_scale_fails_score_scale(measure, reference):
@@ -61,10 +63,10 @@ def test_sdpa_with_wrong_scale_fails_score_scale(measure, reference):
 
 
 @pytest.mark.parametrize(("slug", "expected"), [
-    ("attention-zoo", {"softmax-over-queries": {"attention.probability-rows"},
+    ("attention-zoo", {"softmax-over-queries": {"attention.rows-sum-to-one"},
                        "scale-by-width": {"attention.score-scale"},
                        "heads-merged-without-transpose": set(),
-                       "mask-after-softmax": {"attention.probability-rows"}}),
+                       "mask-after-softmax": {"attention.rows-zero-on-future"}}),
     ("block-party", {"residual-from-normalised": {"general.block-residual-identity"},
                      "mlp-without-activation": {"general.mlp-nonlinear"},
                      "dropout-always-on": set(), "layernorm-variance-over-batch": set()}),
@@ -81,3 +83,12 @@ def test_builtin_bugs_each_fail_only_their_own_new_test(slug, expected, measure)
     assert _new_failures(ref, ref, pkg.files) == set()
     for bug_id, tests in expected.items():
         assert _new_failures(measure(pkg.mutant_files(bug_id), probes=probes), ref, pkg.files) == tests, bug_id
+
+
+def test_softmax_in_float32_passes_the_attention_tests(measure, reference):
+    files = solution_files()
+    files["model.py"] = files["model.py"].replace("att = F.softmax(att, dim=-1)",
+                                                  "att = att.float().softmax(dim=-1).to(v.dtype)")
+    verdicts = _verdicts(measure(files, probes=STRUCTURE_PROBES), reference)
+    for test_id in ("attention.rows-sum-to-one", "attention.rows-zero-on-future", "attention.score-scale"):
+        assert verdicts[test_id].passed and verdicts[test_id].applicable, verdicts[test_id].message

@@ -6,6 +6,7 @@ import argparse
 import logging
 import os
 import sys
+from collections.abc import Callable
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -83,13 +84,24 @@ def _worker(args: argparse.Namespace) -> int:
 def _validate(args: argparse.Namespace) -> int:
     from app.engine.commands import validate_command
 
-    return validate_command(args.target, as_json=args.json)
+    return _needs_sandbox(lambda: validate_command(args.target, as_json=args.json))
 
 
 def _grade(args: argparse.Namespace) -> int:
     from app.engine.commands import grade_command
 
-    return grade_command(args.scenario, args.directory, as_json=args.json)
+    return _needs_sandbox(lambda: grade_command(args.scenario, args.directory, as_json=args.json))
+
+
+def _needs_sandbox(command: Callable[[], int]) -> int:
+    """Run a command that executes candidate code; a missing sandbox is a clear error, not a traceback."""
+    from app.sandbox import SandboxUnavailableError
+
+    try:
+        return command()
+    except SandboxUnavailableError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 
-def run_dojo(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def run_dojo(data_dir: Path, *args: str, **extra_env: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "SECRET_KEY"}}
     env["DOJO_DATA_DIR"] = str(data_dir)
+    env.update(extra_env)
     return subprocess.run(
         [sys.executable, "-m", "app.cli", *args], env=env, capture_output=True, text=True, timeout=120
     )
@@ -60,3 +61,10 @@ def test_first_admin_is_created_once(data_dir: Path) -> None:
     assert (data_dir / "first-admin.txt").read_text() == creds
     admins = sqlite3.connect(data_dir / "dojo.sqlite3").execute("select count(*) from users where role='admin'")
     assert admins.fetchone()[0] == 1
+
+
+def test_grade_without_sandbox_is_a_clear_error(data_dir: Path, tmp_path: Path) -> None:
+    result = run_dojo(data_dir, "grade", "warm-up", str(tmp_path), DOJO_BWRAP="/nonexistent/bwrap",
+                      DOJO_UNSAFE_SUBPROCESS="0")
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: Refusing to run candidate code") and "Traceback" not in result.stderr

@@ -25,11 +25,18 @@ def grade(*, content: dict[str, Any], files: dict[str, str], kind: str, hints_us
     """Grade candidate files against a scenario version's package in the sandbox."""
     from app.engine.package import ScenarioPackage
     from app.grading.grader import grade_files
-    from app.sandbox import get_runner
+    from app.sandbox import SandboxUnavailableError, get_runner
 
+    try:
+        runner = get_runner()
+    except SandboxUnavailableError:
+        # The details (host paths, the missing package) go to the log, not to the candidate.
+        log.exception("grading refused: no usable sandbox")
+        return internal_error("Grading is unavailable: this server has no working sandbox. Please tell the "
+                              "administrator; your submission is kept.")
     package = ScenarioPackage.from_dict(content)
     # A "run" reports only the public tests; a "submit" reports the hidden ones too.
-    report = grade_files(package=package, files=files, runner=get_runner(), hints_used=hints_used, kind=kind)
+    report = grade_files(package=package, files=files, runner=runner, hints_used=hints_used, kind=kind)
     return outcome_from_report(report.to_dict())
 
 

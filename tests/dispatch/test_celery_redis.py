@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import redis
 from celery import Celery
-from sqlalchemy import select
+from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
 from app.attempts.models import Attempt
@@ -39,9 +39,8 @@ def _holder_pid(worker_id: str | None) -> int | None:
     return int(worker_id.split(":")[2])
 
 
-@pytest.mark.redis
-@pytest.mark.bwrap
-def test_attempt_is_graded_by_other_worker_after_sigkill(app_db: None, tmp_path: Path) -> None:
+def _queued_attempt_for_workers(tmp_path: Path) -> tuple[redis.Redis, str, dict[str, str], Engine, int]:
+    """A fresh data dir with the tiny scenario's reference, one queued attempt, and the workers' env."""
     broker = redis.Redis.from_url(DISPATCH_REDIS_URL)
     broker.flushdb()
     queue = f"dojo-test-{uuid.uuid4().hex[:8]}"
@@ -51,7 +50,7 @@ def test_attempt_is_graded_by_other_worker_after_sigkill(app_db: None, tmp_path:
     copy_reference(Path(os.environ["DOJO_DATA_DIR"]), data)
     url = f"sqlite:///{data / 'dojo.sqlite3'}"
     env = dojo_env(DOJO_DATA_DIR=str(data), DATABASE_URL=url, BROKER_URL=DISPATCH_REDIS_URL, DOJO_QUEUE=queue,
-                   HEARTBEAT_SECONDS="0.5", STALE_AFTER_SECONDS="3")
+                   HEARTBEAT_SECONDS="0.5", STALE_AFTER_SECONDS="3", MAX_TRIES="2")
     subprocess.run([*dojo_command(), "migrate"], cwd=ROOT_DIR, env=env, check=True, timeout=120,
                    capture_output=True)
     engine = make_engine(url)
@@ -62,7 +61,13 @@ def test_attempt_is_graded_by_other_worker_after_sigkill(app_db: None, tmp_path:
                           files=dict(version.content["solution_files"]))
         session.add(attempt)
         session.commit()
-        attempt_id = attempt.id
+        return broker, queue, env, engine, attempt.id
+
+
+@pytest.mark.redis
+@pytest.mark.bwrap
+def test_attempt_is_graded_by_other_worker_after_sigkill(app_db: None, tmp_path: Path) -> None:
+    broker, queue, env, engine, attempt_id = _queued_attempt_for_workers(tmp_path)
 
     def row() -> Attempt:
         with Session(engine) as session:
@@ -113,5 +118,42 @@ def test_celery_dispatcher_sends_grading_job_to_configured_queue(monkeypatch: py
     finally:
         get_celery().close()
         get_celery.cache_clear()
+        broker.flushdb()
+        broker.close()
+
+
+@pytest.mark.redis
+@pytest.mark.bwrap
+def test_attempt_that_kills_its_worker_twice_ends_as_crash_error(app_db: None, tmp_path: Path) -> None:
+    broker, queue, env, engine, attempt_id = _queued_attempt_for_workers(tmp_path)
+
+    def row() -> Attempt:
+        with Session(engine) as session:
+            return session.scalars(select(Attempt).where(Attempt.id == attempt_id)).one()
+
+    logs = [tmp_path / f"worker-{n}.log" for n in range(3)]
+    workers = [start_dojo(["worker", "--concurrency", "1"], env=env, log=log) for log in logs]
+    sender = Celery("test-sender", broker=DISPATCH_REDIS_URL)
+    try:
+        wait_for(lambda: all(log.exists() and "ready." in log.read_text() for log in logs), timeout=90,
+                 what="three workers to be ready")
+        sender.send_task(TASK_NAME, args=[attempt_id], queue=queue)
+        for try_number in (1, 2):  # each worker that picks the attempt up dies while grading it
+            running = wait_for(lambda n=try_number: (r := row()).status == "running" and r.tries == n and r,
+                               timeout=120, what=f"try {try_number} to start")
+            holder = next(w for w in workers if w.pid == parent_pid(_holder_pid(running.worker_id) or 0))
+            kill_group(holder)
+
+        done = wait_for(lambda: row() if row().status in ("passed", "failed", "error") else None,
+                        timeout=120, what="the attempt to be closed instead of retried a third time")
+        assert done.status == "error" and done.error is not None and done.error["kind"] == "crash"
+        assert done.tries == 2
+        assert sum(w.poll() is None for w in workers) == 1  # the survivor closed it and is still serving
+    finally:
+        for worker in workers:
+            if worker.poll() is None:
+                kill_group(worker, sig=signal.SIGTERM)
+        sender.close()
+        engine.dispose()
         broker.flushdb()
         broker.close()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 # Choose the environment before anything from app/ is imported (settings are cached).
@@ -101,10 +102,10 @@ def db_engine(request: pytest.FixtureRequest) -> Engine:
     return request.getfixturevalue(name)
 
 
-@pytest.fixture
-def db(db_engine: Engine) -> Iterator[Session]:
-    """A session inside a transaction that is rolled back after the test."""
-    with db_engine.connect() as conn:
+@contextmanager
+def _rolled_back_session(engine: Engine) -> Iterator[Session]:
+    """A session inside a transaction that is rolled back at the end, even if the code commits."""
+    with engine.connect() as conn:
         trans = conn.begin()
         session = Session(bind=conn, join_transaction_mode="create_savepoint", expire_on_commit=False)
         try:
@@ -112,16 +113,17 @@ def db(db_engine: Engine) -> Iterator[Session]:
         finally:
             session.close()
             trans.rollback()
+
+
+@pytest.fixture
+def db(db_engine: Engine) -> Iterator[Session]:
+    """A rolled-back session, once on SQLite and once on PostgreSQL."""
+    with _rolled_back_session(db_engine) as session:
+        yield session
 
 
 @pytest.fixture
 def sqlite_db(sqlite_engine: Engine) -> Iterator[Session]:
     """Like `db`, SQLite only (for tests that are not about the database)."""
-    with sqlite_engine.connect() as conn:
-        trans = conn.begin()
-        session = Session(bind=conn, join_transaction_mode="create_savepoint", expire_on_commit=False)
-        try:
-            yield session
-        finally:
-            session.close()
-            trans.rollback()
+    with _rolled_back_session(sqlite_engine) as session:
+        yield session

@@ -60,6 +60,14 @@ def _blocks(model):
     return list(h) if isinstance(h, torch.nn.ModuleList) else []
 
 
+def _call(module, *args):
+    """module(*args), or None when it wants other arguments (a different design, not a bug)."""
+    try:
+        return module(*args)
+    except TypeError:
+        return None
+
+
 def _nanogpt_attention(block):
     """The block's attention module if it has c_attn (C -> 3C), c_proj (C -> C) and n_head."""
     attn = getattr(block, "attn", None)
@@ -130,7 +138,7 @@ def attention_scale(mods):
         for attn in modules:
             ref = _reference_scores(attn, x)
             with SoftmaxRecorder(BLOCK) as rec:
-                out = attn(x)
+                out = _call(attn, x)
             scores = [s for s, _ in rec.calls]
             if len(scores) == attn.n_head and all(s.shape == ref[:, 0].shape for s in scores):
                 scores = [torch.stack(scores, dim=1)]  # one softmax call per head
@@ -159,14 +167,15 @@ def block_identity(mods):
     if not blocks:
         return {"applicable": False}
     x = torch.randn(2, BLOCK, C, generator=torch.Generator().manual_seed(42), dtype=torch.float64)
-    worst = 0.0
     with torch.no_grad():
         for p in projections:
             p.weight.zero_()
             if p.bias is not None:
                 p.bias.zero_()
-        for block in blocks:
-            worst = max(worst, float((block(x) - x).abs().max()))
+        outputs = [_call(block, x) for block in blocks]
+    if not all(isinstance(y, torch.Tensor) and y.shape == x.shape for y in outputs):
+        return {"applicable": False}
+    worst = max(float((y - x).abs().max()) for y in outputs)
     return {"applicable": True, "max_change": worst, "scale": float(x.abs().max())}
 
 
@@ -182,7 +191,10 @@ def mlp_nonlinearity(mods):
     nonlinear, scale = [], 0.0
     with torch.no_grad():
         for mlp in mlps:
-            ya, yb, yab, y0 = mlp(a), mlp(b), mlp(a + b), mlp(torch.zeros_like(a))
+            ys = [_call(mlp, z) for z in (a, b, a + b, torch.zeros_like(a))]
+            if not all(isinstance(y, torch.Tensor) and y.shape == a.shape for y in ys):
+                return {"applicable": False}
+            ya, yb, yab, y0 = ys
             nonlinear.append(float((yab - ya - yb + y0).abs().max()))
             scale = max(scale, float(yab.abs().max()), float(ya.abs().max()), float(yb.abs().max()))
     return {"applicable": True, "nonlinear": min(nonlinear), "scale": scale}

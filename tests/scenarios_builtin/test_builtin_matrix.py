@@ -58,7 +58,8 @@ KEY_TESTS: dict[str, dict[str, str]] = {
 }
 # scenarios in which every bug is caught by at least one test that no other bug's mutant fails,
 # so scoring can credit each fix on its own
-SEPARABLE = ("warm-up", "training-wheels", "sampler-says", "deep-end")
+SEPARABLE = ("warm-up", "training-wheels", "sampler-says", "deep-end", "attention-zoo", "block-party",
+             "label-trouble", "leaky-mask")
 
 _reports: dict[str, ValidationReport] = {}
 

@@ -36,6 +36,9 @@ class Settings(BaseSettings):
     heartbeat_seconds: float = 5.0
     stale_after_seconds: float = 60.0
     max_tries: int = 2
+    # Per harness run; a grading takes a few seconds, so these only stop code that never finishes.
+    grading_cpu_seconds: int = 60
+    grading_wall_seconds: float = 90.0
     dojo_unsafe_subprocess: bool = False
     # Compute each built-in's reference measurements in the background when `dojo serve` starts.
     warm_references: bool = True

@@ -11,12 +11,20 @@ from app.grading.job import HarnessJob, HarnessOutcome, Limits, Runner
 RESULT_SCHEMA = "dojo.gpt-v1.result/1"
 
 
+def configured_limits() -> Limits:
+    """The sandbox limits for one harness run, with the CPU and wall-clock caps from the settings."""
+    from app.core.settings import get_settings
+
+    settings = get_settings()
+    return Limits(cpu_seconds=settings.grading_cpu_seconds, wall_seconds=settings.grading_wall_seconds)
+
+
 def run_harness(*, package: ScenarioPackage, files: dict[str, str], runner: Runner,
                 limits: Limits | None = None) -> HarnessOutcome:
     """Measure `files` (a complete set of the scenario's files) in the runner."""
     job_input: dict[str, Any] = {"files": list(package.files), "training": dict(package.training)}
     job = HarnessJob(candidate_files=dict(files), harness_dir=harness_bundle_dir(), input=job_input,
-                     limits=limits or Limits())
+                     limits=limits or configured_limits())
     outcome = runner.run(job)
     if outcome.result is not None and outcome.result.get("schema") != RESULT_SCHEMA:
         outcome.result, outcome.error_kind = None, "sandbox"

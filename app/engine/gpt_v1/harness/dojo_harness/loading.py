@@ -9,7 +9,7 @@ from .errors import describe
 
 
 class CandidateImportError(Exception):
-    """The candidate's code could not be imported; `kind` is 'syntax' or 'import'."""
+    """The candidate's code could not be imported; `kind` is 'syntax', 'memory' or 'import'."""
 
     def __init__(self, kind, message):
         super().__init__(message)
@@ -28,6 +28,8 @@ def import_candidate(candidate_dir, names):
             modules[name] = importlib.import_module(name)
         except SyntaxError as exc:
             raise CandidateImportError("syntax", describe(exc, candidate_dir)) from None
+        except MemoryError as exc:  # the sandbox's memory limit stopped an allocation at import time
+            raise CandidateImportError("memory", describe(exc, candidate_dir)) from None
         except BaseException as exc:  # SystemExit and friends at import time are import errors too
             raise CandidateImportError("import", describe(exc, candidate_dir)) from None
     return modules

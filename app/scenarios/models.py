@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ForeignKey, String, Text, UniqueConstraint
+from sqlalchemy import ForeignKey, String, Text, UniqueConstraint, event, inspect
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.core.db import Base, utcnow
@@ -43,3 +43,22 @@ class ScenarioVersion(Base):
     created_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     published_at: Mapped[datetime | None]
+
+
+# A version's package is what stored attempts were graded against; changing it would silently
+# change their meaning. Status, validation and reference may still be filled in later.
+FROZEN_VERSION_FIELDS = ("scenario_id", "version", "content", "content_hash")
+
+
+class ImmutableVersionError(ValueError):
+    """Something tried to change a scenario version's frozen fields."""
+
+
+@event.listens_for(ScenarioVersion, "before_update")
+def _refuse_changed_package(_mapper: Any, _connection: Any, target: ScenarioVersion) -> None:
+    state = inspect(target)
+    changed = [name for name in FROZEN_VERSION_FIELDS if state.attrs[name].history.has_changes()]
+    if changed:
+        raise ImmutableVersionError(
+            f"scenario version {target.id} is immutable: {', '.join(changed)} cannot change; publish a new version"
+        )

@@ -6,6 +6,7 @@ import os
 import resource
 
 from app.grading.job import Limits
+from app.sandbox.procfs import process_statuses, real_uid
 
 # CPU: the kernel sends SIGXCPU at the soft limit and SIGKILL at the hard one.
 _CPU_HARD_GRACE_SECONDS = 2
@@ -49,15 +50,6 @@ def with_nproc_headroom(table: list[tuple[int, int, int]]) -> list[tuple[int, in
 
 def tasks_of_uid(uid: int) -> int:
     """Number of threads owned by uid (what RLIMIT_NPROC counts)."""
-    total = 0
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/status", encoding="ascii", errors="replace") as status:
-                fields = dict(line.split(":", 1) for line in status if ":" in line)
-        except OSError:
-            continue
-        if fields.get("Uid", "").split()[:1] == [str(uid)]:
-            total += int(fields.get("Threads", "1").strip() or 1)
-    return total
+    return sum(
+        int(fields.get("Threads", "1").strip() or 1) for _pid, fields in process_statuses() if real_uid(fields) == uid
+    )

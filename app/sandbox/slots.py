@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.sandbox.bwrap_probe import sandbox_uid_base
+from app.sandbox.procfs import process_statuses, real_uid
 
 SLOT_COUNT = 256
 STATE_DIR_ENV = "DOJO_SANDBOX_STATE_DIR"
@@ -67,24 +68,15 @@ def sandbox_uid_slot() -> Iterator[Slot]:
 
 def uid_processes(uid: int) -> list[int]:
     """Live (non-zombie) sandboxed pids whose real uid is uid."""
-    pids = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/status", encoding="ascii", errors="replace") as status:
-                fields = dict(line.split(":", 1) for line in status if ":" in line)
-            if (
-                fields.get("Uid", "").split()[:1] == [str(uid)]
-                and not fields.get("State", "").strip().startswith("Z")
-                # Only processes inside a nested pid namespace: a host process that happens to
-                # use the same uid (e.g. a systemd DynamicUser) is never touched.
-                and len(fields.get("NSpid", "").split()) >= 2
-            ):
-                pids.append(int(entry))
-        except OSError:
-            continue
-    return pids
+    return [
+        pid
+        for pid, fields in process_statuses()
+        if real_uid(fields) == uid
+        and not fields.get("State", "").strip().startswith("Z")
+        # Only processes inside a nested pid namespace: a host process that happens to
+        # use the same uid (e.g. a systemd DynamicUser) is never touched.
+        and len(fields.get("NSpid", "").split()) >= 2
+    ]
 
 
 def kill_uid_processes(uid: int, *, timeout: float = 3.0) -> int:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from app.grading.job import HarnessJob, HarnessOutcome, Limits
 from app.sandbox.bwrap_probe import sandbox_uid_base
+from app.sandbox.procfs import process_statuses, real_uid
 from app.sandbox.slots import SLOT_COUNT
 
 HERE = Path(__file__).resolve().parent
@@ -56,19 +57,11 @@ def outcome_text(outcome: HarnessOutcome) -> str:
 def live_sandbox_processes() -> list[int]:
     """Live pids of any uid in this session's sandbox range, inside or outside a pid namespace."""
     low = sandbox_uid_base()
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/status") as status:
-                fields = dict(line.split(":", 1) for line in status if ":" in line)
-        except OSError:
-            continue
-        uid = int(fields.get("Uid", "0").split()[0])
-        if low <= uid < low + SLOT_COUNT and not fields.get("State", "").strip().startswith("Z"):
-            found.append(int(entry))
-    return found
+    return [
+        pid
+        for pid, fields in process_statuses()
+        if low <= (real_uid(fields) or 0) < low + SLOT_COUNT and not fields.get("State", "").strip().startswith("Z")
+    ]
 
 
 def live_children() -> list[int]:

@@ -10,6 +10,9 @@ import os
 import signal
 import subprocess
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -39,8 +42,27 @@ def _holder_pid(worker_id: str | None) -> int | None:
     return int(worker_id.split(":")[2])
 
 
-def _queued_attempt_for_workers(tmp_path: Path) -> tuple[redis.Redis, str, dict[str, str], Engine, int]:
-    """A fresh data dir with the tiny scenario's reference, one queued attempt, and the workers' env."""
+@dataclass
+class WorkerRig:
+    """Real `dojo worker` processes on a queue of their own, and the attempt they are sent."""
+
+    workers: list[subprocess.Popen[bytes]]
+    logs: list[Path]
+    engine: Engine
+    attempt_id: int
+
+    def row(self) -> Attempt:
+        with Session(self.engine) as session:
+            return session.scalars(select(Attempt).where(Attempt.id == self.attempt_id)).one()
+
+    def holder(self) -> subprocess.Popen[bytes]:
+        """The worker whose pool process holds the attempt's claim."""
+        return next(w for w in self.workers if w.pid == parent_pid(_holder_pid(self.row().worker_id) or 0))
+
+
+@contextmanager
+def worker_rig(tmp_path: Path, count: int) -> Iterator[WorkerRig]:
+    """A fresh data dir with the tiny scenario's reference, one queued attempt sent to `count` workers."""
     broker = redis.Redis.from_url(DISPATCH_REDIS_URL)
     broker.flushdb()
     queue = f"dojo-test-{uuid.uuid4().hex[:8]}"
@@ -61,36 +83,15 @@ def _queued_attempt_for_workers(tmp_path: Path) -> tuple[redis.Redis, str, dict[
                           files=dict(version.content["solution_files"]))
         session.add(attempt)
         session.commit()
-        return broker, queue, env, engine, attempt.id
-
-
-@pytest.mark.redis
-@pytest.mark.bwrap
-def test_attempt_is_graded_by_other_worker_after_sigkill(app_db: None, tmp_path: Path) -> None:
-    broker, queue, env, engine, attempt_id = _queued_attempt_for_workers(tmp_path)
-
-    def row() -> Attempt:
-        with Session(engine) as session:
-            return session.scalars(select(Attempt).where(Attempt.id == attempt_id)).one()
-
-    logs = [tmp_path / "worker-a.log", tmp_path / "worker-b.log"]
+        attempt_id = attempt.id
+    logs = [tmp_path / f"worker-{n}.log" for n in range(count)]
     workers = [start_dojo(["worker", "--concurrency", "1"], env=env, log=log) for log in logs]
     sender = Celery("test-sender", broker=DISPATCH_REDIS_URL)
     try:
-        wait_for(lambda: all("ready." in log.read_text() for log in logs if log.exists()) and len(logs) == 2
-                 and all(log.exists() for log in logs), timeout=60, what="both workers to be ready")
+        wait_for(lambda: all(log.exists() and "ready." in log.read_text() for log in logs), timeout=90,
+                 what=f"{count} workers to be ready")
         sender.send_task(TASK_NAME, args=[attempt_id], queue=queue)
-        first = wait_for(lambda: row() if row().status == "running" else None, timeout=60, what="grading to start")
-        holder = next(w for w in workers if w.pid == parent_pid(_holder_pid(first.worker_id) or 0))
-        other = next(w for w in workers if w is not holder)
-        kill_group(holder)  # the machine running the grading is gone: main process and pool together
-
-        done = wait_for(lambda: row() if row().status in ("passed", "failed", "error") else None,
-                        timeout=180, what="the other worker to grade the attempt")
-        assert done.status == "passed", (done.error, logs[workers.index(other)].read_text()[-3000:])
-        assert done.tries == 2
-        assert parent_pid(_holder_pid(done.worker_id) or 0) == other.pid
-        assert other.poll() is None
+        yield WorkerRig(workers=workers, logs=logs, engine=engine, attempt_id=attempt_id)
     finally:
         for worker in workers:
             if worker.poll() is None:
@@ -99,6 +100,23 @@ def test_attempt_is_graded_by_other_worker_after_sigkill(app_db: None, tmp_path:
         engine.dispose()
         broker.flushdb()
         broker.close()
+
+
+@pytest.mark.redis
+@pytest.mark.bwrap
+def test_attempt_is_graded_by_other_worker_after_sigkill(app_db: None, tmp_path: Path) -> None:
+    with worker_rig(tmp_path, count=2) as rig:
+        wait_for(lambda: rig.row().status == "running", timeout=60, what="grading to start")
+        holder = rig.holder()
+        other = next(w for w in rig.workers if w is not holder)
+        kill_group(holder)  # the machine running the grading is gone: main process and pool together
+
+        done = wait_for(lambda: (r := rig.row()).status in ("passed", "failed", "error") and r,
+                        timeout=180, what="the other worker to grade the attempt")
+        assert done.status == "passed", (done.error, rig.logs[rig.workers.index(other)].read_text()[-3000:])
+        assert done.tries == 2
+        assert parent_pid(_holder_pid(done.worker_id) or 0) == other.pid
+        assert other.poll() is None
 
 
 @pytest.mark.redis
@@ -125,35 +143,14 @@ def test_celery_dispatcher_sends_grading_job_to_configured_queue(monkeypatch: py
 @pytest.mark.redis
 @pytest.mark.bwrap
 def test_attempt_that_kills_its_worker_twice_ends_as_crash_error(app_db: None, tmp_path: Path) -> None:
-    broker, queue, env, engine, attempt_id = _queued_attempt_for_workers(tmp_path)
-
-    def row() -> Attempt:
-        with Session(engine) as session:
-            return session.scalars(select(Attempt).where(Attempt.id == attempt_id)).one()
-
-    logs = [tmp_path / f"worker-{n}.log" for n in range(3)]
-    workers = [start_dojo(["worker", "--concurrency", "1"], env=env, log=log) for log in logs]
-    sender = Celery("test-sender", broker=DISPATCH_REDIS_URL)
-    try:
-        wait_for(lambda: all(log.exists() and "ready." in log.read_text() for log in logs), timeout=90,
-                 what="three workers to be ready")
-        sender.send_task(TASK_NAME, args=[attempt_id], queue=queue)
+    with worker_rig(tmp_path, count=3) as rig:
         for try_number in (1, 2):  # each worker that picks the attempt up dies while grading it
-            running = wait_for(lambda n=try_number: (r := row()).status == "running" and r.tries == n and r,
-                               timeout=120, what=f"try {try_number} to start")
-            holder = next(w for w in workers if w.pid == parent_pid(_holder_pid(running.worker_id) or 0))
-            kill_group(holder)
+            wait_for(lambda n=try_number: (r := rig.row()).status == "running" and r.tries == n,
+                     timeout=120, what=f"try {try_number} to start")
+            kill_group(rig.holder())
 
-        done = wait_for(lambda: row() if row().status in ("passed", "failed", "error") else None,
+        done = wait_for(lambda: (r := rig.row()).status in ("passed", "failed", "error") and r,
                         timeout=120, what="the attempt to be closed instead of retried a third time")
         assert done.status == "error" and done.error is not None and done.error["kind"] == "crash"
         assert done.tries == 2
-        assert sum(w.poll() is None for w in workers) == 1  # the survivor closed it and is still serving
-    finally:
-        for worker in workers:
-            if worker.poll() is None:
-                kill_group(worker, sig=signal.SIGTERM)
-        sender.close()
-        engine.dispose()
-        broker.flushdb()
-        broker.close()
+        assert sum(w.poll() is None for w in rig.workers) == 1  # the survivor closed it and is still serving

@@ -25,9 +25,12 @@ def on_start(app: FastAPI) -> None:
 
     settings = get_settings()
     if settings.warm_references and not settings.broker_url:
-        from app.grading.warmup import start_warming
+        from app.scenarios import reference
 
-        start_warming([v.content for v in versions])
+        with new_session() as session:
+            pending = reference.missing_references(session=session, versions=versions)
+        # Stored in the version rows, so this happens once per engine version, not once per start.
+        reference.start_computing(pending)
 
     from app.dispatch import dispatcher
 

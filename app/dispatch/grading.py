@@ -21,11 +21,17 @@ class GradeOutcome:
     score: float | None
 
 
-def grade(*, content: dict[str, Any], files: dict[str, str], kind: str, hints_used: dict[str, Any]) -> GradeOutcome:
-    """Grade candidate files against a scenario version's package in the sandbox."""
+def grade(*, content: dict[str, Any], files: dict[str, str], kind: str, hints_used: dict[str, Any],
+          version_id: int | None = None, reference: dict[str, Any] | None = None) -> GradeOutcome:
+    """Grade candidate files against a scenario version's package and its stored reference.
+
+    `reference` is the version row's stored report; when it is missing or from another engine
+    version it is computed here once and written back to the row (`version_id`).
+    """
     from app.engine.package import ScenarioPackage
     from app.grading.grader import grade_files
     from app.sandbox import SandboxUnavailableError, get_runner
+    from app.scenarios import reference as reference_store
 
     try:
         runner = get_runner()
@@ -35,8 +41,12 @@ def grade(*, content: dict[str, Any], files: dict[str, str], kind: str, hints_us
         return internal_error("Grading is unavailable: this server has no working sandbox. Please tell the "
                               "administrator; your submission is kept.")
     package = ScenarioPackage.from_dict(content)
+    stored = reference_store.current_report(reference, package)
+    if stored is None and version_id is not None:
+        stored = reference_store.ensure_version_reference(version_id=version_id, package=package, runner=runner)
     # A "run" reports only the public tests; a "submit" reports the hidden ones too.
-    report = grade_files(package=package, files=files, runner=runner, hints_used=hints_used, kind=kind)
+    report = grade_files(package=package, files=files, runner=runner, hints_used=hints_used, kind=kind,
+                         reference=stored)
     return outcome_from_report(report.to_dict())
 
 

@@ -46,12 +46,14 @@ def grade_attempt(attempt_id: int, *, worker_prefix: str = "worker", grader: Gra
         version = session.get(ScenarioVersion, attempt.scenario_version_id)
         assert version is not None
         content, files, kind, hints = version.content, dict(attempt.files), attempt.kind, dict(attempt.hints_used)
+        reference, version_id = version.reference, version.id
         session.rollback()  # release the read snapshot before the long grading
 
     log.info("attempt %s: grading (try %s, %s)", attempt_id, claim.tries, token)
     with _heartbeat(claim, settings.heartbeat_seconds):
         try:
-            outcome = (grader or grade)(content=content, files=files, kind=kind, hints_used=hints)
+            outcome = (grader or grade)(content=content, files=files, kind=kind, hints_used=hints,
+                                        version_id=version_id, reference=reference)
         except Exception:
             log.exception("attempt %s: the grader failed", attempt_id)
             outcome = internal_error("The grader failed unexpectedly; the attempt was not graded.")

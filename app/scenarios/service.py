@@ -16,7 +16,8 @@ def sync_builtin_scenarios(*, session: Session) -> list[ScenarioVersion]:
     """Make each built-in package the newest published version of its scenario (idempotent).
 
     A package whose content changed gets a new version number; the old version is retired but
-    kept, because stored attempts point at it. Built-ins are validated in CI, so they publish.
+    kept, because stored attempts point at it. Built-ins are validated in CI, so they publish; their
+    validation report and reference measurements are computed in the background after loading.
     """
     from app.engine.builtin import builtin_packages
 
@@ -43,7 +44,6 @@ def sync_builtin_scenarios(*, session: Session) -> list[ScenarioVersion]:
             content=package.to_dict(),
             content_hash=package.content_hash,
             status=PUBLISHED,
-            validation={"source": "builtin"},
             published_at=utcnow(),
         )
         session.add(version)

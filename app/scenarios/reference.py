@@ -1,0 +1,113 @@
+"""A scenario version's validation report and reference measurements, kept in its database row.
+
+Every worker on every machine grades against the same stored reference, so no grading waits for a
+warm-up and no two workers compute it twice. A report made by another engine version (the harness
+or checks changed) is recomputed once and written back.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+from sqlalchemy import update
+from sqlalchemy.orm import Session
+
+from app.engine.gpt_v1.bundle import engine_fingerprint
+from app.engine.package import ScenarioPackage
+from app.engine.validator import ValidationReport
+from app.grading.job import Runner
+from app.scenarios.models import ScenarioVersion
+
+log = logging.getLogger(__name__)
+
+
+def current_report(stored: dict[str, Any] | None, package: ScenarioPackage) -> ValidationReport | None:
+    """The stored report when it belongs to this package and to the running engine, else None."""
+    if not stored:
+        return None
+    try:
+        report = ValidationReport.from_dict(stored)
+    except (KeyError, TypeError, ValueError):
+        log.warning("scenario %s: unreadable stored reference; it will be recomputed", package.slug)
+        return None
+    if report.content_hash != package.content_hash or report.engine != engine_fingerprint():
+        return None
+    if report.reference is None:
+        return None
+    return report
+
+
+def validation_view(report: ValidationReport) -> dict[str, Any]:
+    """What the `validation` column keeps: the whole report except the (large) measurements."""
+    data = report.to_dict()
+    data.pop("reference", None)
+    return data
+
+
+def store_report(*, session: Session, version_id: int, report: ValidationReport) -> None:
+    """Write the report into the version row (flushed by the caller's commit).
+
+    The reference column gets the measurements only when the solution ran; a report without them
+    still records what went wrong in `validation`.
+    """
+    values: dict[str, Any] = {"validation": validation_view(report)}
+    if report.reference is not None:
+        values["reference"] = report.to_dict()
+    session.execute(
+        update(ScenarioVersion).where(ScenarioVersion.id == version_id).values(**values)
+        .execution_options(synchronize_session=False)
+    )
+
+
+def ensure_version_reference(*, version_id: int, package: ScenarioPackage, runner: Runner) -> ValidationReport:
+    """The version's stored report, or compute it now (once per process) and store it in the row."""
+    from app.core.db import new_session
+    from app.grading.reference import ensure_reference
+
+    with new_session() as session:
+        stored = session.get(ScenarioVersion, version_id)
+        report = current_report(stored.reference if stored else None, package)
+    if report is not None:
+        return report
+    report = ensure_reference(package=package, runner=runner)
+    if report.reference is not None:
+        with new_session() as session:
+            store_report(session=session, version_id=version_id, report=report)
+            session.commit()
+        log.info("scenario %s: reference stored in the database", package.slug)
+    return report
+
+
+def missing_references(*, session: Session, versions: list[ScenarioVersion]) -> list[tuple[int, dict[str, Any]]]:
+    """(id, content) of the versions whose stored reference is missing or from another engine."""
+    out = []
+    for version in versions:
+        try:
+            package = ScenarioPackage.from_dict(version.content)
+        except Exception:  # a broken stored package is reported when someone opens it, not here
+            log.exception("scenario version %s: stored package does not load", version.id)
+            continue
+        if current_report(version.reference, package) is None:
+            out.append((version.id, version.content))
+    return out
+
+
+def compute_references(pending: list[tuple[int, dict[str, Any]]]) -> None:
+    """Compute and store each reference in turn; errors are only logged (the server keeps serving)."""
+    from app.sandbox import get_runner
+
+    for version_id, content in pending:
+        try:
+            package = ScenarioPackage.from_dict(content)
+            ensure_version_reference(version_id=version_id, package=package, runner=get_runner())
+        except Exception:  # a broken package or a missing sandbox must not stop the server
+            log.exception("could not compute the reference of scenario version %s", version_id)
+
+
+def start_computing(pending: list[tuple[int, dict[str, Any]]]) -> threading.Thread:
+    """compute_references in a daemon thread, so the server answers at once."""
+    thread = threading.Thread(target=compute_references, args=(pending,), name="reference-warmup", daemon=True)
+    thread.start()
+    return thread

@@ -7,6 +7,10 @@ import logging
 import os
 import sys
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from app.core.settings import Settings
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -15,10 +19,26 @@ def _serve(args: argparse.Namespace) -> int:
     from app.core.settings import get_settings
 
     settings = get_settings()
+    if not settings.base_url and args.host not in ("0.0.0.0", "::") and args.host.lower() not in settings.host_list():
+        # The address it was told to bind is one people will type: answer for it too.
+        os.environ["ALLOWED_HOSTS"] = ",".join([*settings.host_list(), args.host])
+        get_settings.cache_clear()
+        settings = get_settings()
     settings.ensure_data_dir()
     print(f"Transformer Debugging Dojo on http://{args.host}:{args.port}/  (database: {_safe_url()})")
-    uvicorn.run("app.main:create_app", factory=True, host=args.host, port=args.port, log_level="info")
+    uvicorn.run("app.main:create_app", factory=True, host=args.host, port=args.port, **uvicorn_options(settings))
     return 0
+
+
+def uvicorn_options(settings: Settings) -> dict[str, Any]:
+    """Proxy headers are believed only from TRUSTED_PROXIES (uvicorn's own default trusts loopback)."""
+    proxies = settings.proxy_list()
+    return {
+        "proxy_headers": bool(proxies),
+        "forwarded_allow_ips": ",".join(proxies) if proxies else "",
+        "log_config": None,  # app.ops.logs configures logging (JSON by default) for uvicorn too
+        "server_header": False,
+    }
 
 
 def _safe_url() -> str:
@@ -148,9 +168,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `dojo` console script."""
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    logging.getLogger("alembic").setLevel(logging.WARNING)
     args = build_parser().parse_args(argv)
+    if args.command in ("serve", "worker"):
+        from app.core.settings import get_settings
+        from app.ops import logs
+
+        logs.configure(get_settings())
+    else:
+        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+        logging.getLogger("alembic").setLevel(logging.WARNING)
     return int(args.func(args) or 0)
 
 

@@ -1,10 +1,14 @@
 """Every model, imported once so Base.metadata is complete (Alembic and tests use this)."""
 
 from app.attempts.models import Attempt
+from app.auth.models import EndedSession
 from app.coaching.models import CoachingTip
 from app.core.db import Base
 from app.interviews.models import Interview, Review
 from app.scenarios.models import Scenario, ScenarioVersion
 from app.users.models import ApiToken, User
 
-__all__ = ["ApiToken", "Attempt", "Base", "CoachingTip", "Interview", "Review", "Scenario", "ScenarioVersion", "User"]
+__all__ = [
+    "ApiToken", "Attempt", "Base", "CoachingTip", "EndedSession", "Interview", "Review", "Scenario",
+    "ScenarioVersion", "User",
+]

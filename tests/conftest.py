@@ -18,6 +18,8 @@ os.environ.setdefault("DOJO_DATA_DIR", str(_TMP / "data"))
 os.environ["DATABASE_URL"] = f"sqlite:///{_TMP / 'data' / 'app.sqlite3'}"
 os.environ.setdefault("SECRET_KEY", "test-secret-key-" + "x" * 40)
 os.environ.pop("BROKER_URL", None)
+# TestClient's requests name the host "testserver"; live servers are reached on 127.0.0.1.
+os.environ.setdefault("ALLOWED_HOSTS", "testserver,127.0.0.1,localhost")
 # Servers started by tests must not spend the CPU on reference warm-up (tests that need it enable it).
 os.environ.setdefault("WARM_REFERENCES", "0")
 

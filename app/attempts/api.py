@@ -9,6 +9,7 @@ from fastapi import APIRouter, HTTPException
 from app.attempts import service, views
 from app.attempts.schemas import AttemptCreate, AttemptQueued
 from app.auth.deps import CurrentUser, SessionDep
+from app.web.params import RowIdPath
 
 router = APIRouter(prefix="/api/attempts", tags=["attempts"])
 
@@ -35,7 +36,7 @@ def create_attempt(body: AttemptCreate, user: CurrentUser, session: SessionDep) 
 
 
 @router.get("/{attempt_id}")
-def read_attempt(attempt_id: int, user: CurrentUser, session: SessionDep) -> dict[str, Any]:
+def read_attempt(attempt_id: RowIdPath, user: CurrentUser, session: SessionDep) -> dict[str, Any]:
     """The attempt shaped for the viewer; 404 for attempts the viewer may not read."""
     attempt = service.visible_attempt(session=session, attempt_id=attempt_id, user=user)
     if attempt is None:

@@ -16,7 +16,7 @@ class AttemptCreate(BaseModel):
     files: dict[str, str] = Field(default_factory=dict)
     kind: Literal["run", "submit"] = "submit"
     notes: dict[str, str] = Field(default_factory=dict)
-    interview: int | None = None
+    interview: int | None = Field(default=None, ge=1, le=2**63 - 1)  # a row id: 64 bits at most
 
 
 class AttemptQueued(BaseModel):

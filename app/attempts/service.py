@@ -77,6 +77,9 @@ def _version_for(*, session: Session, user: User, scenario: str, interview_id: i
         interview = session.get(Interview, interview_id)
         if interview is None or interview.candidate_id != user.id:
             raise AttemptRejected(404, f"Interview {interview_id} not found.")
+        if interview.invite_used_at is None:
+            # The interview starts when the candidate accepts the invite, not when it is created.
+            raise AttemptRejected(409, f"Interview {interview_id} has not started: open your invite link first.")
         pinned = session.get(ScenarioVersion, interview.scenario_version_id)
         if pinned is None or scenarios_service.slug_of(session=session, version=pinned) != scenario:
             raise AttemptRejected(422, f"Interview {interview_id} is not about scenario {scenario!r}.")

@@ -7,8 +7,7 @@ from pydantic import BaseModel, Field
 
 from app.auth import tokens
 from app.auth.deps import CurrentUser, SessionDep
-from app.auth.login import LoginFailed, authenticate, client_ip, login_limiter
-from app.auth.rate_limit import LoginThrottled
+from app.auth.login import authenticate, client_ip, login_limiter
 
 router = APIRouter(prefix="/api/auth", tags=["auth"])
 
@@ -33,16 +32,11 @@ class Me(BaseModel):
 @router.post("/token", response_model=TokenResponse, name="api_issue_token")
 def issue_token(body: TokenRequest, request: Request, session: SessionDep) -> TokenResponse:
     """Exchange email and password for a bearer token (rate-limited like the sign-in form)."""
-    try:
-        user = authenticate(
-            session=session, limiter=login_limiter(request), ip=client_ip(request),
-            email=body.email, password=body.password,
-        )
-    except LoginThrottled as exc:
-        raise HTTPException(429, str(exc), {"Retry-After": str(exc.retry_after)}) from exc
-    except LoginFailed as exc:
-        headers = {"WWW-Authenticate": "Bearer"} if exc.status_code == 401 else None
-        raise HTTPException(exc.status_code, str(exc), headers) from exc
+    # LoginThrottled and LoginFailed are DojoErrors: the one error handler answers them as JSON.
+    user = authenticate(
+        session=session, limiter=login_limiter(request), ip=client_ip(request),
+        email=body.email, password=body.password,
+    )
     token = tokens.issue_token(session=session, user=user)
     session.commit()
     return TokenResponse(access_token=token)

@@ -53,9 +53,11 @@ def optional_user(request: Request, session: SessionDep) -> User | None:
     else:
         uid = sessions.session_user_id(request, max_age_seconds=get_settings().session_max_age_seconds)
         user = session.get(User, uid) if uid is not None else None
-        # Checked on every request, so deactivation or a password change ends sessions at once.
-        if uid is not None and (user is None or not user.is_active or not sessions.session_matches(request, user)):
-            sessions.end_session(request)
+        # Checked on every request, so deactivation, a password change or a sign-out anywhere ends
+        # the session at once, in every web process.
+        valid = user is not None and user.is_active and sessions.session_valid(request, user, session)
+        if uid is not None and not valid:
+            sessions.forget_session(request)
             user = None
     request.state.user = user
     return user

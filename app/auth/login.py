@@ -6,6 +6,7 @@ from fastapi import Request
 from sqlalchemy.orm import Session
 
 from app.auth.rate_limit import LoginLimiter
+from app.core.errors import DojoError
 from app.core.security import verify_password
 from app.users import service as users_service
 from app.users.models import User
@@ -14,16 +15,16 @@ BAD_CREDENTIALS = "Email or password is incorrect."
 DEACTIVATED = "This account has been deactivated. Ask an administrator to reactivate it."
 
 
-class LoginFailed(Exception):
+class LoginFailed(DojoError):
     """Sign-in refused; `status_code` and the message are what the client sees."""
 
     def __init__(self, status_code: int, message: str) -> None:
-        super().__init__(message)
-        self.status_code = status_code
+        headers = {"WWW-Authenticate": "Bearer"} if status_code == 401 else None
+        super().__init__(message, status_code, headers)
 
 
 def client_ip(request: Request) -> str:
-    """The peer address (uvicorn's --proxy-headers rewrites it behind a trusted proxy)."""
+    """The peer address; uvicorn rewrites it from X-Forwarded-For only for TRUSTED_PROXIES."""
     return request.client.host if request.client else "unknown"
 
 
@@ -40,10 +41,10 @@ def authenticate(*, session: Session, limiter: LoginLimiter, ip: str, email: str
     user = users_service.get_by_email(session=session, email=account) if account else None
     # verify_password spends the same time when there is no user, so timing reveals nothing.
     if not verify_password(password, user.password_hash if user else None) or user is None:
-        limiter.failed(account=account)
+        limiter.failed(ip=ip, account=account)
         raise LoginFailed(401, BAD_CREDENTIALS)
     # Deactivation is only revealed to someone who knows the password.
     if not user.is_active:
         raise LoginFailed(403, DEACTIVATED)
-    limiter.succeeded(account=account)
+    limiter.succeeded(ip=ip, account=account)
     return user

@@ -1,97 +1,109 @@
-"""Login rate limits kept in process memory: sliding windows per client IP and per account.
+"""Login throttling on the `limits` library, with counters that several web processes can share.
 
-Per IP every attempt counts; per account only failures count (a success clears them), so a
-guesser locks the account's password checks without locking out a person who types it right
-once the window has passed. One process keeps its own counts; several web processes each allow
-the limit (documented trade-off of the embedded default).
+Three moving windows, so a guesser is slowed down without locking the real owner out:
+- per client address, every attempt counts (one address spraying many accounts);
+- per account *and* client address, failures count; a success from that client clears them (a
+  guesser elsewhere cannot lock the owner out by typing wrong passwords for their email);
+- per account from every client, failures count, with a much higher ceiling (a distributed guesser).
+
+The counters live in `limits` storage: memory:// for the embedded single process, Redis when
+several processes serve the app (RATE_LIMIT_STORAGE_URL, or the broker's Redis by default).
 """
 
 from __future__ import annotations
 
+import logging
 import math
-import threading
 import time
-from collections import deque
 from collections.abc import Callable
+from typing import TypeVar
 
+from limits import RateLimitItem, RateLimitItemPerSecond
+from limits.storage import Storage, storage_from_string
+from limits.strategies import MovingWindowRateLimiter
+
+from app.core.errors import DojoError
 from app.core.settings import Settings
 
-SWEEP_ABOVE_KEYS = 10_000
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+NAMESPACE = "dojo-login"
 
 
-class LoginThrottled(Exception):
+class LoginThrottled(DojoError):
     """Too many sign-in attempts; the message is safe to show."""
+
+    status_code = 429
 
     def __init__(self, retry_after: int) -> None:
         minutes = max(1, math.ceil(retry_after / 60))
-        super().__init__(f"Too many sign-in attempts. Wait {minutes} minute(s) and try again.")
+        super().__init__(
+            f"Too many sign-in attempts. Wait {minutes} minute(s) and try again.",
+            headers={"Retry-After": str(retry_after)},
+        )
         self.retry_after = retry_after
 
 
-class SlidingWindow:
-    """Counts events per key over the last `window` seconds."""
-
-    def __init__(self, *, limit: int, window: float, clock: Callable[[], float] = time.monotonic) -> None:
-        self.limit = limit
-        self.window = window
-        self.clock = clock
-        self._events: dict[str, deque[float]] = {}
-        self._lock = threading.Lock()
-
-    def _prune(self, key: str, now: float) -> deque[float]:
-        events = self._events.setdefault(key, deque())
-        while events and events[0] <= now - self.window:
-            events.popleft()
-        return events
-
-    def retry_after(self, key: str) -> int:
-        """Seconds until `key` may act again; 0 when it is under the limit."""
-        with self._lock:
-            now = self.clock()
-            events = self._prune(key, now)
-            if len(events) < self.limit:
-                if not events:
-                    self._events.pop(key, None)
-                return 0
-            return max(1, math.ceil(events[0] + self.window - now))
-
-    def hit(self, key: str) -> None:
-        with self._lock:
-            now = self.clock()
-            if len(self._events) > SWEEP_ABOVE_KEYS:
-                self._sweep(now)
-            self._prune(key, now).append(now)
-
-    def _sweep(self, now: float) -> None:
-        # Many distinct keys (an address sprayed with made-up emails) must not grow memory forever.
-        cutoff = now - self.window
-        self._events = {key: events for key, events in self._events.items() if events and events[-1] > cutoff}
-
-    def __len__(self) -> int:
-        return len(self._events)
-
-    def clear(self, key: str) -> None:
-        with self._lock:
-            self._events.pop(key, None)
+def make_storage(uri: str) -> Storage:
+    """A `limits` storage; Redis gets short timeouts so an outage slows no sign-in for long."""
+    options = {"socket_connect_timeout": 1, "socket_timeout": 1} if uri.startswith(("redis://", "rediss://")) else {}
+    storage = storage_from_string(uri, **options)
+    assert isinstance(storage, Storage), "an async storage URI cannot serve the synchronous limiter"
+    return storage
 
 
 class LoginLimiter:
-    """The two windows the sign-in form and the token endpoint share."""
+    """The windows the sign-in form and the token endpoint share."""
 
-    def __init__(self, settings: Settings, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, settings: Settings, storage: Storage | None = None) -> None:
+        self.limiter = MovingWindowRateLimiter(storage or make_storage(settings.limits_storage_uri()))
         window = settings.login_window_seconds
-        self.per_ip = SlidingWindow(limit=settings.login_attempts_per_ip, window=window, clock=clock)
-        self.per_account = SlidingWindow(limit=settings.login_attempts_per_account, window=window, clock=clock)
+        self.per_ip = self._item(settings.login_attempts_per_ip, window)
+        self.per_client_account = self._item(settings.login_attempts_per_account, window)
+        self.per_account = self._item(settings.login_failures_per_account_everywhere, window)
+
+    @staticmethod
+    def _item(amount: int, window: int) -> RateLimitItem:
+        return RateLimitItemPerSecond(amount, window, namespace=NAMESPACE)
 
     def check_and_count(self, *, ip: str, account: str) -> None:
-        """Raise LoginThrottled when either window is full; otherwise count this attempt for the IP."""
-        wait = max(self.per_ip.retry_after(ip), self.per_account.retry_after(account))
+        """Raise LoginThrottled when any window is full; otherwise count this attempt for the address."""
+        wait = max(
+            self._wait(self.per_ip, "ip", ip),
+            self._wait(self.per_client_account, "account-ip", account, ip),
+            self._wait(self.per_account, "account", account),
+        )
         if wait:
             raise LoginThrottled(wait)
-        self.per_ip.hit(ip)
+        self._hit(self.per_ip, "ip", ip)
 
-    def failed(self, *, account: str) -> None:
-        self.per_account.hit(account)
+    def failed(self, *, ip: str, account: str) -> None:
+        self._hit(self.per_client_account, "account-ip", account, ip)
+        self._hit(self.per_account, "account", account)
 
-    def succeeded(self, *, account: str) -> None:
-        self.per_account.clear(account)
+    def succeeded(self, *, ip: str, account: str) -> None:
+        # Only this client's failures: the owner signing in must not reset a distributed guesser's count.
+        _guard(lambda: self.limiter.clear(self.per_client_account, "account-ip", account, ip), default=None)
+
+    def _wait(self, item: RateLimitItem, *ids: str) -> int:
+        """Seconds until this key may try again; 0 when it is under its limit."""
+
+        def seconds() -> int:
+            if self.limiter.test(item, *ids):
+                return 0
+            reset = self.limiter.get_window_stats(item, *ids).reset_time
+            return max(1, math.ceil(reset - time.time()))
+
+        return _guard(seconds, default=0)
+
+    def _hit(self, item: RateLimitItem, *ids: str) -> None:
+        _guard(lambda: self.limiter.hit(item, *ids), default=False)
+
+
+def _guard(action: Callable[[], T], *, default: T) -> T:
+    """Run a counter operation; a store that is down must not stop people signing in (logged loudly)."""
+    try:
+        return action()
+    except Exception:
+        log.exception("login throttling storage unavailable; the attempt is not counted")
+        return default

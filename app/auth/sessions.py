@@ -1,20 +1,22 @@
 """Signed cookie sessions: the cookie carries a user id, a random nonce and a password stamp.
 
 Starlette's SessionMiddleware signs the cookie (itsdangerous, the app's secret key) and sets
-HttpOnly, SameSite=Lax and Secure; this module decides what goes into it.
+HttpOnly, SameSite=Lax and Secure; this module decides what goes into it. What a signed cookie
+cannot say by itself (signed out, signed out everywhere) lives in the database: app/auth/revocation.py.
 """
 
 from __future__ import annotations
 
 import hashlib
 import secrets
-import threading
 import time
 
 from fastapi import FastAPI, Request
+from sqlalchemy.orm import Session
 from starlette.middleware.sessions import SessionMiddleware
 
-from app.core.settings import Settings
+from app.auth import revocation
+from app.core.settings import Settings, get_settings
 from app.users.models import User
 
 SESSION_COOKIE = "dojo_session"
@@ -28,33 +30,8 @@ def install_session_middleware(app: FastAPI, settings: Settings) -> None:
         session_cookie=SESSION_COOKIE,
         max_age=settings.session_max_age_seconds,
         same_site="lax",
-        https_only=settings.cookie_secure,
+        https_only=settings.secure_cookies,
     )
-
-
-class EndedSessions:
-    """Nonces of sessions signed out in this process, refused until their cookie would expire anyway.
-
-    A signed cookie stays valid until it expires, so without this list a copy of the cookie taken
-    before sign-out would still work. The list lives in process memory: several web processes or a
-    restart forget it (the password stamp and deactivation checks still apply everywhere).
-    """
-
-    def __init__(self, max_age_seconds: int) -> None:
-        self.max_age = max_age_seconds
-        self._ended: dict[str, float] = {}
-        self._lock = threading.Lock()
-
-    def add(self, nonce: str) -> None:
-        now = time.monotonic()
-        with self._lock:
-            self._ended = {key: until for key, until in self._ended.items() if until > now}
-            self._ended[nonce] = now + self.max_age
-
-    def __contains__(self, nonce: object) -> bool:
-        with self._lock:
-            until = self._ended.get(nonce) if isinstance(nonce, str) else None
-        return until is not None and until > time.monotonic()
 
 
 def password_stamp(user: User) -> str:
@@ -75,16 +52,26 @@ def start_session(request: Request, user: User) -> None:
     """Sign the user in with a fresh nonce (a nonce planted before sign-in is never reused)."""
     request.session.clear()
     request.session.update(
-        {"uid": user.id, "nonce": secrets.token_urlsafe(24), "pw": password_stamp(user), "iat": int(time.time())}
+        {
+            "uid": user.id, "nonce": secrets.token_urlsafe(24), "pw": password_stamp(user),
+            "gen": user.session_generation, "iat": int(time.time()),
+        }
     )
 
 
-def end_session(request: Request) -> None:
-    """Forget everything in the cookie and refuse this session's nonce from now on."""
+def forget_session(request: Request) -> None:
+    """Empty the cookie (a session that is already invalid needs no record)."""
+    request.session.clear()
+
+
+def end_session(request: Request, db: Session) -> None:
+    """Sign out: refuse this session's nonce in every process from now on, and empty the cookie.
+
+    The caller commits; a copy of the cookie taken before sign-out no longer works anywhere.
+    """
     nonce = request.session.get("nonce")
-    ended: EndedSessions | None = getattr(request.app.state, "ended_sessions", None)
-    if ended is not None and isinstance(nonce, str) and "uid" in request.session:
-        ended.add(nonce)
+    if isinstance(nonce, str) and "uid" in request.session:
+        revocation.end_one_session(session=db, nonce=nonce, max_age_seconds=get_settings().session_max_age_seconds)
     request.session.clear()
 
 
@@ -96,12 +83,14 @@ def session_user_id(request: Request, *, max_age_seconds: int) -> int | None:
         return None
     if time.time() - issued > max_age_seconds:
         return None
-    ended: EndedSessions | None = getattr(request.app.state, "ended_sessions", None)
-    if ended is not None and request.session.get("nonce") in ended:
-        return None
     return uid
 
 
-def session_matches(request: Request, user: User) -> bool:
-    """False when the password changed after this session started."""
-    return request.session.get("pw") == password_stamp(user)
+def session_valid(request: Request, user: User, db: Session) -> bool:
+    """False when the password changed, every session was revoked, or this one was signed out."""
+    if request.session.get("pw") != password_stamp(user):
+        return False
+    if request.session.get("gen", 0) != user.session_generation:
+        return False
+    nonce = request.session.get("nonce")
+    return isinstance(nonce, str) and not revocation.session_ended(session=db, nonce=nonce)

@@ -1,16 +1,15 @@
-"""Wire the auth pieces into an app: session cookie middleware, login limiter, signed-out sessions."""
+"""Wire the auth pieces into an app: session cookie middleware and the login limiter."""
 
 from __future__ import annotations
 
 from fastapi import FastAPI
 
 from app.auth.rate_limit import LoginLimiter
-from app.auth.sessions import EndedSessions, install_session_middleware
+from app.auth.sessions import install_session_middleware
 from app.core.settings import Settings
 
 
 def install(app: FastAPI, settings: Settings) -> None:
     """Called once by create_app."""
     app.state.login_limiter = LoginLimiter(settings)
-    app.state.ended_sessions = EndedSessions(settings.session_max_age_seconds)
     install_session_middleware(app, settings)

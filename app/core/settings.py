@@ -22,15 +22,25 @@ class Settings(BaseSettings):
     database_url: str = ""
     secret_key: str = ""
     broker_url: str = ""
-    cookie_secure: bool = False
+    # None: Secure cookies in production, plain ones in development (COOKIE_SECURE overrides).
+    cookie_secure: bool | None = None
     session_max_age_seconds: int = 12 * 3600
     # Limits on what a request may carry; bigger inputs are refused, never truncated.
     max_file_bytes: int = 64 * 1024
     max_files_per_attempt: int = 8
     max_form_field_chars: int = 20_000
+    # Every JSON (or other non-form) body is refused above this size, before it is parsed.
+    max_request_body_bytes: int = 2 * 1024 * 1024
+    # Login throttling (app/auth/rate_limit.py): every attempt per client address; failures per
+    # account from one client (a guesser elsewhere cannot lock the owner out); failures per account
+    # from all clients (the ceiling on a distributed guesser).
     login_attempts_per_ip: int = 20
     login_attempts_per_account: int = 5
+    login_failures_per_account_everywhere: int = 50
     login_window_seconds: int = 300
+    # `limits` storage URI for the counters: empty = memory:// (one process), or redis://...;
+    # with a Redis BROKER_URL and this empty, the broker's Redis is used so web processes share them.
+    rate_limit_storage_url: str = ""
     attempts_per_user_per_minute: int = 10
     worker_concurrency: int = 0  # 0 = one per CPU core
     heartbeat_seconds: float = 5.0
@@ -40,6 +50,21 @@ class Settings(BaseSettings):
     grading_cpu_seconds: int = 60
     grading_wall_seconds: float = 90.0
     dojo_unsafe_subprocess: bool = False
+    # Web front door (app/web/hosts.py, `dojo serve`).
+    # The public address, e.g. https://dojo.example.com: links and redirects always use it.
+    base_url: str = ""
+    # Host headers accepted when BASE_URL is empty (comma-separated; "*" accepts any).
+    allowed_hosts: str = "localhost,127.0.0.1,::1"
+    # Addresses of reverse proxies whose X-Forwarded-For/-Proto are believed (comma-separated IPs or
+    # CIDRs, "*" for any). Empty: forwarded headers are ignored and the peer address is the client.
+    trusted_proxies: str = ""
+    # Operations (app/ops/): JSON or text logs; /metrics also on this port when set (0 = off).
+    log_format: str = "json"
+    log_level: str = "INFO"
+    metrics_port: int = 0
+    # Queued attempts whose dispatch failed or was lost (broker down or restarted) are sent again
+    # by the sweeper once their last send is older than this.
+    redispatch_after_seconds: float = 60.0
     # Compute each built-in's reference measurements in the background when `dojo serve` starts.
     warm_references: bool = True
 
@@ -47,16 +72,48 @@ class Settings(BaseSettings):
     def is_production(self) -> bool:
         return self.dojo_env.lower() == "production"
 
+    @property
+    def secure_cookies(self) -> bool:
+        return self.is_production if self.cookie_secure is None else self.cookie_secure
+
+    def host_list(self) -> list[str]:
+        return [host.strip().lower() for host in self.allowed_hosts.split(",") if host.strip()]
+
+    def proxy_list(self) -> list[str]:
+        return [proxy.strip() for proxy in self.trusted_proxies.split(",") if proxy.strip()]
+
+    def limits_storage_uri(self) -> str:
+        """Where login counters live: the explicit setting, the broker's Redis, or this process."""
+        if self.rate_limit_storage_url:
+            return self.rate_limit_storage_url
+        if self.broker_url.startswith(("redis://", "rediss://")):
+            return self.broker_url
+        return "memory://"
+
     @model_validator(mode="after")
     def _fill_defaults(self) -> Settings:
         if not self.database_url:
             self.database_url = f"sqlite:///{(self.dojo_data_dir / 'dojo.sqlite3').resolve()}"
+        self.base_url = self.base_url.strip().rstrip("/")
+        scheme, _, host = self.base_url.partition("://")
+        if self.base_url and (scheme not in ("http", "https") or not host or "/" in host):
+            raise ValueError("BASE_URL must be a scheme and host only, like https://dojo.example.com")
+        if self.is_production:
+            self._check_production()
+        return self
+
+    def _check_production(self) -> None:
+        """Refuse to start a production server with development shortcuts."""
         weak_key = self.secret_key.strip().lower() in PLACEHOLDER_SECRETS or len(self.secret_key) < 32
-        if self.is_production and weak_key:
+        if weak_key:
             raise ValueError(
                 "SECRET_KEY must be set to a random value of at least 32 characters when DOJO_ENV=production"
             )
-        return self
+        if self.dojo_unsafe_subprocess:
+            raise ValueError(
+                "DOJO_UNSAFE_SUBPROCESS=1 runs candidate code without the sandbox; "
+                "it is refused when DOJO_ENV=production"
+            )
 
     def ensure_data_dir(self) -> Path:
         """Create the data directory on first run."""

@@ -27,6 +27,9 @@ class User(Base):
     password_hash: Mapped[str | None] = mapped_column(String(255))
     role: Mapped[str] = mapped_column(String(16), default=Role.candidate.value)
     is_active: Mapped[bool] = mapped_column(default=True)
+    # Raised by a password change, deactivation or "sign out everywhere": a session cookie signed
+    # with an older generation is refused (app/auth/revocation.py).
+    session_generation: Mapped[int] = mapped_column(default=0, server_default="0")
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 

@@ -9,7 +9,8 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.core.security import hash_password
+from app.auth import revocation
+from app.core.security import hash_password, verify_password
 from app.users.models import Role, User
 
 EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
@@ -82,6 +83,22 @@ def set_active(*, session: Session, user: User, actor: User, active: bool) -> Us
         raise UserError("You cannot deactivate your own account.")
     user.is_active = active
     session.flush()
+    if not active:
+        # Revoked for good: reactivating the account later must not bring old cookies or tokens back.
+        revocation.revoke_all(session=session, user=user)
+    return user
+
+
+def change_password(*, session: Session, user: User, current: str, new: str, confirm: str) -> User:
+    """Set a new password after checking the current one; every session and API token ends (flushed)."""
+    if not verify_password(current, user.password_hash):
+        raise UserError("The current password is not correct.")
+    if new != confirm:
+        raise UserError("The two new passwords do not match.")
+    validate_password(new)
+    user.password_hash = hash_password(new)
+    session.flush()
+    revocation.revoke_all(session=session, user=user)
     return user
 
 

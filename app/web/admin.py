@@ -12,6 +12,7 @@ from app.auth.deps import AdminUser, SessionDep
 from app.scenarios.models import Scenario, ScenarioVersion
 from app.users import service as users_service
 from app.users.models import User
+from app.web.params import RowIdPath
 from app.web.templating import is_htmx, render
 
 router = APIRouter(prefix="/admin", tags=["pages"], include_in_schema=False)
@@ -80,7 +81,7 @@ def _after_change(request: Request, target: User, error: str | None, session: Se
 
 @router.post("/users/{user_id}/active", name="admin_set_active")
 def set_active(
-    request: Request, user_id: int, user: AdminUser, session: SessionDep, active: Annotated[bool, Form()]
+    request: Request, user_id: RowIdPath, user: AdminUser, session: SessionDep, active: Annotated[bool, Form()]
 ) -> Response:
     """Activate or deactivate an account; deactivation ends its sessions and tokens at once."""
     target = _target(session, user_id)
@@ -95,7 +96,7 @@ def set_active(
 
 @router.post("/users/{user_id}/role", name="admin_set_role")
 def set_role(
-    request: Request, user_id: int, user: AdminUser, session: SessionDep, role: Annotated[str, Form()]
+    request: Request, user_id: RowIdPath, user: AdminUser, session: SessionDep, role: Annotated[str, Form()]
 ) -> Response:
     """Change an account's role."""
     target = _target(session, user_id)

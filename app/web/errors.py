@@ -1,17 +1,25 @@
-"""Error responses: JSON under /api, HTML pages elsewhere, sign-in redirects for anonymous visitors."""
+"""Error responses: JSON under /api, HTML pages elsewhere, sign-in redirects for anonymous visitors.
+
+Every DojoError (app/core/errors.py) is answered here, one way: `{"detail": message}` under /api,
+the error page elsewhere, with the error's status and headers. Failures of the database are a 503
+that says to try again, never a 500 or a dropped connection.
+"""
 
 from __future__ import annotations
 
 import logging
 
 from fastapi import FastAPI, Request
-from fastapi.exception_handlers import http_exception_handler, request_validation_exception_handler
+from fastapi.encoders import jsonable_encoder
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
 from app.auth.csrf import is_api_path
 from app.auth.deps import SignInRequired
+from app.core.errors import DojoError, InputOutOfRange, ServiceUnavailable
 from app.web.templating import is_htmx, render
 
 log = logging.getLogger(__name__)
@@ -20,7 +28,10 @@ TITLES = {
     400: "Bad request", 401: "Sign in required", 403: "Not allowed", 404: "Page not found",
     405: "Method not allowed", 409: "Conflict", 410: "Link no longer valid", 413: "Too large",
     422: "Check your input", 429: "Too many attempts", 500: "Something went wrong",
+    503: "Temporarily unavailable",
 }
+DATABASE_DOWN = "The database is not answering right now. Nothing was lost; try again in a moment."
+OUT_OF_RANGE = "A number in the request is out of range."
 DEFAULT_MESSAGES = {404: "There is nothing at this address.", 405: "This address does not accept that kind of request."}
 
 
@@ -55,13 +66,53 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     return error_page(request, exc.status_code, detail, dict(exc.headers or {}))
 
 
+def error_response(request: Request, error: DojoError) -> Response:
+    """The one rendering of a DojoError: JSON under /api, the error page elsewhere."""
+    if is_api_path(request.url.path):
+        return JSONResponse({"detail": error.message}, status_code=error.status_code, headers=error.headers or None)
+    try:
+        return error_page(request, error.status_code, error.message, error.headers)
+    except Exception:  # the page itself needs the database or the session (a 503 during an outage)
+        return Response(error.message, status_code=error.status_code, media_type="text/plain", headers=error.headers)
+
+
+async def _dojo_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, DojoError)
+    return error_response(request, exc)
+
+
+async def _database_error(request: Request, exc: Exception) -> Response:
+    # Connection lost, server restarting, SQLite busy: the request can simply be tried again.
+    log.warning("database unavailable on %s %s: %s", request.method, request.url.path, exc.__class__.__name__)
+    return error_response(request, ServiceUnavailable(DATABASE_DOWN, headers={"Retry-After": "5"}))
+
+
+async def _out_of_range(request: Request, exc: Exception) -> Response:
+    # SQLite refuses integers beyond 64 bits with OverflowError; no stored id or count is that large.
+    return error_response(request, InputOutOfRange(OUT_OF_RANGE))
+
+
+def public_errors(exc: RequestValidationError) -> list[dict[str, object]]:
+    """Validation errors without the submitted input (never echo a password or a 20 MiB body back)."""
+    return [{key: value for key, value in err.items() if key in ("type", "loc", "msg")} for err in exc.errors()]
+
+
 async def _validation_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, RequestValidationError)
     if is_api_path(request.url.path):
-        return await request_validation_exception_handler(request, exc)
+        return JSONResponse({"detail": jsonable_encoder(public_errors(exc))}, status_code=422)
     fields = sorted({str(err["loc"][-1]) for err in exc.errors() if err.get("loc")})
     message = "Some fields are missing or invalid: " + ", ".join(fields) + "." if fields else "The form is invalid."
     return error_page(request, 422, message)
+
+
+async def _dbapi_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, DBAPIError)
+    if exc.connection_invalidated:
+        return await _database_error(request, exc)
+    if "out of range" in str(exc.orig).lower():  # PostgreSQL: a number too large for its column
+        return await _out_of_range(request, exc)
+    return await _unexpected_error(request, exc)
 
 
 async def _sign_in_required(request: Request, exc: Exception) -> Response:
@@ -85,3 +136,8 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(SignInRequired, _sign_in_required)
+    app.add_exception_handler(DojoError, _dojo_error)
+    app.add_exception_handler(OverflowError, _out_of_range)
+    for database_error in (OperationalError, InterfaceError):
+        app.add_exception_handler(database_error, _database_error)
+    app.add_exception_handler(DBAPIError, _dbapi_error)

@@ -14,6 +14,7 @@ from app.interviews import service as interviews_service
 from app.scenarios import service as scenarios_service
 from app.scenarios.models import ScenarioVersion
 from app.users.models import User
+from app.web.params import RowIdForm
 from app.web.templating import is_htmx, render
 
 router = APIRouter(prefix="/interviewer", tags=["pages"], include_in_schema=False)
@@ -48,7 +49,7 @@ def create_interview(
     user: InterviewerUser,
     session: SessionDep,
     candidate_email: Annotated[str, Form()] = "",
-    scenario_version_id: Annotated[int, Form()] = 0,
+    scenario_version_id: RowIdForm = 0,
     time_limit_minutes: Annotated[int, Form()] = 60,
     valid_days: Annotated[int, Form()] = 7,
 ) -> Response:

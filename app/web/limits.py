@@ -1,6 +1,8 @@
-"""Refuse oversized form submissions with a clear 413 instead of storing or truncating them."""
+"""Refuse oversized or unreadable request bodies with a clear 413/422 instead of storing or truncating them."""
 
 from __future__ import annotations
+
+import json
 
 from fastapi import HTTPException, Request
 from starlette.datastructures import UploadFile
@@ -30,48 +32,120 @@ async def limit_form_fields(request: Request) -> None:
 
 
 FORM_TOO_LARGE = "The submitted form is too large."
+BODY_TOO_LARGE = "The request body is too large (the limit is {limit} bytes)."
+LONE_SURROGATE = "The request contains text that is not valid UTF-8 (a lone surrogate such as \\ud800)."
+JSON_TYPES = ("application/json",)
 
 
-class FormBodyLimitMiddleware:
-    """Refuse a form body beyond any legitimate form: by its declared length before reading it, and
-    by counting while it streams when no length is declared (chunked uploads)."""
+def _json_error(status: int, message: str) -> tuple[dict[str, object], bytes]:
+    body = json.dumps({"detail": message}).encode()
+    start = {"type": "http.response.start", "status": status,
+             "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]}
+    return start, body
 
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+
+class BodyLimitMiddleware:
+    """Every request body has a ceiling: forms `form_max_bytes`, anything else (JSON) `body_max_bytes`.
+
+    A declared length above the ceiling is refused before anything is read; an undeclared
+    (chunked) body is counted while it streams. JSON bodies are also read whole here and refused
+    with a 422 when they hold a lone surrogate escape, which Python accepts but no database,
+    template or JSON encoder can store or print.
+    """
+
+    def __init__(self, app: ASGIApp, *, form_max_bytes: int, body_max_bytes: int) -> None:
         self.app = app
-        self.max_bytes = max_bytes
+        self.form_max_bytes = form_max_bytes
+        self.body_max_bytes = body_max_bytes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        declared = self._declared_length(scope) if scope["type"] == "http" else None
-        if declared is None:
+        if scope["type"] != "http" or scope["method"] in SAFE_METHODS:
             await self.app(scope, receive, send)
             return
-        if declared > self.max_bytes:
-            body = b'{"detail":"' + FORM_TOO_LARGE.encode() + b'"}'
-            headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-            await send({"type": "http.response.start", "status": 413, "headers": headers})
-            await send({"type": "http.response.body", "body": body})
-            return
-        received = 0
-
-        async def counting_receive() -> Message:
-            nonlocal received
-            message = await receive()
-            if message["type"] == "http.request":
-                received += len(message.get("body", b""))
-                if received > self.max_bytes:
-                    # Raised inside the app while it parses the form, so the error pages answer 413.
-                    raise HTTPException(413, FORM_TOO_LARGE)
-            return message
-
-        await self.app(scope, counting_receive, send)
-
-    @staticmethod
-    def _declared_length(scope: Scope) -> int | None:
-        """None for requests that are not forms; a form's declared length (0 when undeclared)."""
         headers = dict(scope.get("headers") or [])
-        if not headers.get(b"content-type", b"").decode("latin-1").startswith(FORM_TYPES):
-            return None
-        try:
-            return int(headers.get(b"content-length", b"0"))
-        except ValueError:
-            return 1 << 62  # an unreadable length is treated as too large
+        content_type = headers.get(b"content-type", b"").decode("latin-1").lower()
+        is_form = content_type.startswith(FORM_TYPES)
+        limit = self.form_max_bytes if is_form else self.body_max_bytes
+        message = FORM_TOO_LARGE if is_form else BODY_TOO_LARGE.format(limit=limit)
+        if _declared_length(headers) > limit:
+            await _send_json(send, 413, message)
+            return
+        if content_type.startswith(JSON_TYPES):
+            await self._check_json(scope, receive, send, limit, message)
+            return
+        await self.app(scope, _counting(receive, limit, message), send)
+
+    async def _check_json(self, scope: Scope, receive: Receive, send: Send, limit: int, message: str) -> None:
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            part = await receive()
+            if part["type"] != "http.request":
+                break
+            chunks.append(part.get("body", b""))
+            size += len(chunks[-1])
+            if size > limit:
+                await _send_json(send, 413, message)
+                return
+            if not part.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        if _has_lone_surrogate(body):
+            await _send_json(send, 422, LONE_SURROGATE)
+            return
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if replayed:
+                return await receive()
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        await self.app(scope, replay, send)
+
+
+def _has_lone_surrogate(body: bytes) -> bool:
+    """True when the JSON decodes to text that cannot be encoded as UTF-8 (invalid JSON is the app's to refuse)."""
+    # Only an escape (\\udXXX) or a raw UTF-8 surrogate (lead byte 0xED; json.loads passes them) can be one.
+    if b"\\u" not in body and b"\xed" not in body:
+        return False
+    try:
+        value = json.loads(body)
+    except ValueError:
+        return False
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+async def _send_json(send: Send, status: int, message: str) -> None:
+    start, body = _json_error(status, message)
+    await send(start)
+    await send({"type": "http.response.body", "body": body})
+
+
+def _counting(receive: Receive, limit: int, message: str) -> Receive:
+    received = 0
+
+    async def counting_receive() -> Message:
+        nonlocal received
+        part = await receive()
+        if part["type"] == "http.request":
+            received += len(part.get("body", b""))
+            if received > limit:
+                # Raised inside the app while it reads the body, so the error pages answer 413.
+                raise HTTPException(413, message)
+        return part
+
+    return counting_receive
+
+
+def _declared_length(headers: dict[bytes, bytes]) -> int:
+    """The declared Content-Length (0 when undeclared); an unreadable one counts as too large."""
+    try:
+        return int(headers.get(b"content-length", b"0"))
+    except ValueError:
+        return 1 << 62

@@ -8,7 +8,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.core.settings import Settings
 from app.web import errors
-from app.web.limits import FORM_BODY_FACTOR, FormBodyLimitMiddleware
+from app.web.hosts import HostGuardMiddleware
+from app.web.limits import FORM_BODY_FACTOR, BodyLimitMiddleware
 
 # Pages load only their own scripts and styles; Swagger UI (/docs) needs an inline bootstrap script.
 CONTENT_SECURITY_POLICY = (
@@ -48,5 +49,10 @@ class SecurityHeadersMiddleware:
 def install(app: FastAPI, settings: Settings) -> None:
     """Called once by create_app."""
     errors.install(app)
-    app.add_middleware(FormBodyLimitMiddleware, max_bytes=settings.max_form_field_chars * FORM_BODY_FACTOR)
+    app.add_middleware(
+        BodyLimitMiddleware,
+        form_max_bytes=settings.max_form_field_chars * FORM_BODY_FACTOR,
+        body_max_bytes=settings.max_request_body_bytes,
+    )
     app.add_middleware(SecurityHeadersMiddleware)
+    app.add_middleware(HostGuardMiddleware, base_url=settings.base_url, allowed_hosts=settings.host_list())

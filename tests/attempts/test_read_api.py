@@ -52,7 +52,7 @@ def _interview(db: Session, *, interviewer_id: int, candidate_id: int) -> Interv
     interview = Interview(
         interviewer_id=interviewer_id, candidate_id=candidate_id, candidate_email="c@example.com",
         scenario_version_id=version.id, invite_token_hash=token_digest(new_token()),
-        invite_expires_at=utcnow() + timedelta(days=1),
+        invite_expires_at=utcnow() + timedelta(days=1), invite_used_at=utcnow(),  # accepted
     )
     db.add(interview)
     db.flush()

@@ -1,4 +1,4 @@
-"""Login rate limits: per account (failures) and per client IP (every attempt), on the form and the API."""
+"""Login rate limits: per account and client (failures), per account overall, per client IP (every attempt)."""
 
 from __future__ import annotations
 
@@ -9,16 +9,8 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from web.support import Account, page_csrf
 
-from app.auth.rate_limit import LoginThrottled, SlidingWindow
+from app.auth.rate_limit import LoginLimiter, LoginThrottled
 from app.core.settings import get_settings
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def _form_sign_in(client: TestClient, email: str, password: str) -> int:
@@ -27,20 +19,6 @@ def _form_sign_in(client: TestClient, email: str, password: str) -> int:
         "/sign-in", data={"email": email, "password": password, "csrf_token": token}, follow_redirects=False
     )
     return response.status_code
-
-
-def test_sliding_window_refuses_over_the_limit_and_forgets_after_the_window() -> None:
-    clock = FakeClock()
-    window = SlidingWindow(limit=3, window=60, clock=clock)
-    for _ in range(3):
-        assert window.retry_after("k") == 0
-        window.hit("k")
-    assert window.retry_after("k") == 60
-    clock.now += 30
-    assert window.retry_after("k") == 30
-    assert window.retry_after("other") == 0
-    clock.now += 31
-    assert window.retry_after("k") == 0
 
 
 def test_throttle_message_names_the_wait_in_minutes() -> None:
@@ -60,10 +38,35 @@ def test_account_is_throttled_after_too_many_wrong_passwords(
     response = client.post("/sign-in", data={"email": account.email, "password": account.password, "csrf_token": token})
     assert response.status_code == 429
     assert "Too many sign-in attempts" in response.text
-    # From another address the account stays locked; another account from the first address is fine.
-    other_ip = TestClient(web_app, client=("10.0.0.2", 5000))
-    assert _form_sign_in(other_ip, account.email, account.password) == 429
+    # Another account from the first address is fine.
     assert _form_sign_in(client, make_account("candidate").email, "correct horse battery") == 303
+
+
+def test_wrong_passwords_from_another_address_do_not_lock_the_owner_out(
+    web_app: FastAPI, make_account: Callable[..., Account]
+) -> None:
+    """A guesser who types wrong passwords for someone's email throttles only their own address."""
+    limit = get_settings().login_attempts_per_account
+    account = make_account("candidate")
+    attacker = TestClient(web_app, client=("10.0.9.1", 5000))
+    for _ in range(limit + 2):
+        assert _form_sign_in(attacker, account.email, "wrong password!") in (401, 429)
+    assert _form_sign_in(attacker, account.email, account.password) == 429
+    owner = TestClient(web_app, client=("10.0.9.2", 5000))
+    assert _form_sign_in(owner, account.email, account.password) == 303
+
+
+def test_failures_from_many_addresses_hit_the_account_ceiling(
+    web_app: FastAPI, make_account: Callable[..., Account], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings = get_settings().model_copy(update={"login_failures_per_account_everywhere": 6})
+    web_app.state.login_limiter = LoginLimiter(settings)
+    account = make_account("candidate")
+    for n in range(6):
+        client = TestClient(web_app, client=(f"10.0.8.{n}", 5000))
+        assert _form_sign_in(client, account.email, "wrong password!") == 401
+    late = TestClient(web_app, client=("10.0.8.200", 5000))
+    assert _form_sign_in(late, account.email, account.password) == 429
 
 
 def test_ip_is_throttled_after_too_many_attempts_across_accounts(
@@ -107,14 +110,26 @@ def test_successful_sign_in_clears_the_account_failures(
     assert _form_sign_in(fresh, account.email, account.password) == 303
 
 
-def test_sliding_window_forgets_idle_keys_when_many_accumulate(monkeypatch: pytest.MonkeyPatch) -> None:
-    from app.auth import rate_limit
+@pytest.mark.redis
+def test_limiters_of_two_processes_share_counts_through_redis() -> None:
+    """Two LoginLimiters on one Redis (as two web processes would be) see each other's failures."""
+    import uuid
 
-    monkeypatch.setattr(rate_limit, "SWEEP_ABOVE_KEYS", 5)
-    clock = FakeClock()
-    window = SlidingWindow(limit=3, window=60, clock=clock)
-    for index in range(6):
-        window.hit(f"old-{index}")
-    clock.now += 61
-    window.hit("new")
-    assert len(window) == 1
+    from services import REDIS_URL
+
+    settings = get_settings().model_copy(update={"rate_limit_storage_url": REDIS_URL})
+    first, second = LoginLimiter(settings), LoginLimiter(settings)
+    account = f"shared-{uuid.uuid4().hex[:8]}@example.com"
+    for _ in range(settings.login_attempts_per_account):
+        first.check_and_count(ip="10.1.1.1", account=account)
+        first.failed(ip="10.1.1.1", account=account)
+    with pytest.raises(LoginThrottled):
+        second.check_and_count(ip="10.1.1.1", account=account)
+    second.check_and_count(ip="10.1.1.2", account=account)  # another client of that account is not locked
+
+
+def test_a_down_counter_store_does_not_stop_sign_in() -> None:
+    settings = get_settings().model_copy(update={"rate_limit_storage_url": "redis://127.0.0.1:1/0"})
+    limiter = LoginLimiter(settings)
+    limiter.check_and_count(ip="10.1.1.3", account="nobody@example.com")
+    limiter.failed(ip="10.1.1.3", account="nobody@example.com")

@@ -34,3 +34,40 @@ def test_production_refuses_placeholder_secret_key(key: str) -> None:
 def test_production_accepts_long_random_secret_key() -> None:
     settings = Settings(dojo_env="production", secret_key="k" * 16 + "9f8e7d6c5b4a39281706f5e4", _env_file=None)
     assert settings.is_production
+
+
+PRODUCTION_KEY = "k" * 16 + "9f8e7d6c5b4a39281706f5e4"
+
+
+def test_production_refuses_the_unsafe_subprocess_runner() -> None:
+    with pytest.raises(ValidationError, match="DOJO_UNSAFE_SUBPROCESS"):
+        Settings(dojo_env="production", secret_key=PRODUCTION_KEY, dojo_unsafe_subprocess=True, _env_file=None)
+
+
+def test_production_cookies_are_secure_unless_told_otherwise() -> None:
+    assert Settings(dojo_env="production", secret_key=PRODUCTION_KEY, _env_file=None).secure_cookies
+    told = Settings(dojo_env="production", secret_key=PRODUCTION_KEY, cookie_secure=False, _env_file=None)
+    assert not told.secure_cookies
+    assert not Settings(_env_file=None).secure_cookies
+
+
+@pytest.mark.parametrize("url", ["dojo.example.com", "ftp://dojo.example.com", "https://dojo.example.com/app"])
+def test_base_url_must_be_a_scheme_and_host(url: str) -> None:
+    with pytest.raises(ValidationError, match="BASE_URL"):
+        Settings(base_url=url, _env_file=None)
+
+
+def test_proxy_headers_are_off_unless_proxies_are_trusted() -> None:
+    from app.cli import uvicorn_options
+
+    default = uvicorn_options(Settings(_env_file=None))
+    assert default["proxy_headers"] is False and default["forwarded_allow_ips"] == ""
+    trusted = uvicorn_options(Settings(trusted_proxies="10.0.0.5, 10.0.1.0/24", _env_file=None))
+    assert trusted["proxy_headers"] is True and trusted["forwarded_allow_ips"] == "10.0.0.5,10.0.1.0/24"
+
+
+def test_login_counters_follow_the_broker_redis_unless_set() -> None:
+    assert Settings(_env_file=None).limits_storage_uri() == "memory://"
+    assert Settings(broker_url="redis://h:6379/0", _env_file=None).limits_storage_uri() == "redis://h:6379/0"
+    explicit = Settings(broker_url="redis://h:6379/0", rate_limit_storage_url="redis://other:6379/2", _env_file=None)
+    assert explicit.limits_storage_uri() == "redis://other:6379/2"

@@ -25,6 +25,7 @@ class Expect:
     path: str | None = None  # a concrete path for templates with {parameters}
     json: Any = None  # a JSON body (API routes); page POSTs send an empty form
     form: dict[str, str] = field(default_factory=dict)
+    ends_session: bool = False  # signs the account out server-side: such rows run last
 
     def status_for(self, role: str) -> int:
         return int(getattr(self, role))
@@ -48,7 +49,11 @@ ROUTE_TABLE: dict[tuple[str, str], Expect] = {
     ("GET", "/dashboard"): everyone(303),
     ("GET", "/sign-in"): signed_in(303, anonymous=200),
     ("POST", "/sign-in"): everyone(401),  # empty credentials
-    ("POST", "/sign-out"): everyone(303),
+    ("POST", "/sign-out"): everyone(303, ends_session=True),
+    # One's own account
+    ("GET", "/account/password"): signed_in(200, anonymous=TO_SIGN_IN),
+    ("POST", "/account/password"): signed_in(422, anonymous=TO_SIGN_IN),  # wrong current password
+    ("POST", "/account/sign-out-everywhere"): signed_in(303, anonymous=TO_SIGN_IN, ends_session=True),
     # Dashboards
     ("GET", "/candidate"): signed_in(200, anonymous=TO_SIGN_IN),
     ("GET", "/interviewer"): Expect(TO_SIGN_IN, 403, 200, 200),

@@ -108,7 +108,7 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 def _grade(args: argparse.Namespace) -> int:
-    from app.engine.commands import grade_command
+    from app.grading.commands import grade_command
 
     return _needs_sandbox(lambda: grade_command(args.scenario, args.directory, as_json=args.json))
 

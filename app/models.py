@@ -6,9 +6,11 @@ from app.coaching.models import CoachingTip
 from app.core.db import Base
 from app.interviews.models import Interview, Review
 from app.scenarios.models import Scenario, ScenarioVersion
+from app.site.models import SiteSetting
 from app.users.models import ApiToken, User
+from app.workspace.models import Draft, DraftSnapshot, HintReveal, WorkspaceEvent
 
 __all__ = [
-    "ApiToken", "Attempt", "Base", "CoachingTip", "EndedSession", "Interview", "Review", "Scenario",
-    "ScenarioVersion", "User",
+    "ApiToken", "Attempt", "Base", "CoachingTip", "Draft", "DraftSnapshot", "EndedSession", "HintReveal",
+    "Interview", "Review", "Scenario", "ScenarioVersion", "SiteSetting", "User", "WorkspaceEvent",
 ]

@@ -15,8 +15,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from app.grading.job import HarnessJob, Limits
 from app.sandbox.bwrap_runner import BwrapRunner
+from app.sandbox.job import HarnessJob, Limits
 from app.sandbox.subprocess_runner import SubprocessRunner
 
 TORCH_HARNESS = """

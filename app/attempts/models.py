@@ -13,8 +13,9 @@ from app.core.db import Base, utcnow
 
 
 class AttemptKind(enum.StrEnum):
-    run = "run"
-    submit = "submit"
+    run = "run"  # public checks and the tiny training run
+    submit = "submit"  # the full hidden grading
+    scratch = "scratch"  # the candidate's scratch.py; stored, never graded or scored
 
 
 class AttemptStatus(enum.StrEnum):
@@ -23,9 +24,12 @@ class AttemptStatus(enum.StrEnum):
     passed = "passed"
     failed = "failed"
     error = "error"
+    cancelled = "cancelled"  # withdrawn by the candidate while still queued
 
 
-FINISHED_STATUSES = frozenset({AttemptStatus.passed, AttemptStatus.failed, AttemptStatus.error})
+FINISHED_STATUSES = frozenset(
+    {AttemptStatus.passed, AttemptStatus.failed, AttemptStatus.error, AttemptStatus.cancelled}
+)
 
 
 class Attempt(Base):
@@ -46,6 +50,8 @@ class Attempt(Base):
     result: Mapped[dict[str, Any] | None]
     error: Mapped[dict[str, Any] | None]
     score: Mapped[float | None]
+    # Where the grading is (stage, k of n), written by the worker for display only; never trusted.
+    progress: Mapped[dict[str, Any] | None]
     tries: Mapped[int] = mapped_column(default=0)
     worker_id: Mapped[str | None] = mapped_column(String(120))
     heartbeat_at: Mapped[datetime | None]

@@ -14,11 +14,14 @@ from sqlalchemy.orm import Session
 
 from app.attempts.models import Attempt
 from app.coaching import service as coaching_service
+from app.grading.result import GradeError, GradeResult, TestResult, TrainingSummary
 from app.scenarios.models import Scenario, ScenarioVersion
 from app.users.models import Role, User
 
-# The baseline curves candidates compare against (CONTRACTS.md); other reference outputs stay hidden.
-CANDIDATE_BASELINE_KEYS = frozenset({"baseline_val_loss", "baseline_final_val_loss", "baseline_train_loss"})
+# What candidates see of the known-good run: its curves, sample and influence map, nothing else.
+CANDIDATE_BASELINE_FIELDS = frozenset({
+    "baseline_val_loss", "baseline_final_val_loss", "baseline_train_loss", "baseline_sample", "baseline_influence",
+})
 HIDDEN_PASSED = "Hidden check passed."
 HIDDEN_FAILED = "Hidden check failed."
 
@@ -29,45 +32,26 @@ def _iso(moment: datetime | None) -> str | None:
     return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).isoformat()
 
 
-def is_hidden_test(test: dict[str, Any]) -> bool:
-    """The engine marks hidden tests; anything not marked public is treated as hidden."""
-    if "hidden" in test:
-        return bool(test["hidden"])
-    if "public" in test:
-        return not test["public"]
-    return test.get("visibility", "hidden") != "public"
-
-
-def candidate_tests(tests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def candidate_tests(tests: list[TestResult]) -> list[dict[str, Any]]:
     """Tests as a candidate sees them: hidden ones anonymised, only verdict and component kept."""
     shown, hidden_count = [], 0
     for test in tests:
-        if is_hidden_test(test):
-            hidden_count += 1
-            passed = bool(test.get("passed"))
-            shown.append({
-                "id": f"hidden-{hidden_count}",
-                "component": test.get("component"),
-                "passed": passed,
-                "message": HIDDEN_PASSED if passed else HIDDEN_FAILED,
-                "hidden": True,
-            })
-        else:
-            shown.append({
-                "id": test.get("id"),
-                "component": test.get("component"),
-                "passed": bool(test.get("passed")),
-                "message": test.get("message"),
-                "hidden": False,
-            })
+        if test.public:
+            shown.append({"id": test.id, "component": test.component, "passed": test.passed,
+                          "message": test.message, "hidden": False})
+            continue
+        hidden_count += 1
+        shown.append({"id": f"hidden-{hidden_count}", "component": test.component, "passed": test.passed,
+                      "message": HIDDEN_PASSED if test.passed else HIDDEN_FAILED, "hidden": True})
     return shown
 
 
-def candidate_training(training: dict[str, Any] | None) -> dict[str, Any] | None:
-    """The training summary without reference outputs beyond the baseline loss curves."""
+def candidate_training(training: TrainingSummary | None) -> dict[str, Any] | None:
+    """The training summary without reference outputs beyond what CANDIDATE_BASELINE_FIELDS allows."""
     if training is None:
         return None
-    return {k: v for k, v in training.items() if not k.startswith("baseline_") or k in CANDIDATE_BASELINE_KEYS}
+    data = training.model_dump(mode="json")
+    return {k: v for k, v in data.items() if not k.startswith("baseline_") or k in CANDIDATE_BASELINE_FIELDS}
 
 
 def attempt_view(*, session: Session, attempt: Attempt, viewer: User) -> dict[str, Any]:
@@ -75,8 +59,10 @@ def attempt_view(*, session: Session, attempt: Attempt, viewer: User) -> dict[st
     version = session.get(ScenarioVersion, attempt.scenario_version_id)
     assert version is not None
     slug = session.scalar(select(Scenario.slug).where(Scenario.id == version.scenario_id))
-    result = attempt.result or {}
+    result = GradeResult.from_stored(attempt.result)
     staff = viewer.role in (Role.interviewer.value, Role.admin.value)
+    tests = result.tests if result else []
+    training = result.training if result else None
     view: dict[str, Any] = {
         "id": attempt.id,
         "scenario": slug,
@@ -84,23 +70,23 @@ def attempt_view(*, session: Session, attempt: Attempt, viewer: User) -> dict[st
         "kind": attempt.kind,
         "status": attempt.status,
         "error": _error_view(attempt.error),
-        "tests": list(result.get("tests") or []) if staff else candidate_tests(list(result.get("tests") or [])),
-        "training": result.get("training") if staff else candidate_training(result.get("training")),
+        "tests": [t.model_dump(mode="json") for t in tests] if staff else candidate_tests(tests),
+        "training": (training.model_dump(mode="json") if training else None) if staff else candidate_training(training),
         "tips": coaching_service.tips_of(session=session, attempt_id=attempt.id),
         "notes": attempt.notes,
         "files": attempt.files,
         "interview": attempt.interview_id,
+        "progress": attempt.progress,
+        "scratch": result.scratch.model_dump(mode="json") if result and result.scratch else None,
         "created_at": _iso(attempt.created_at),
         "started_at": _iso(attempt.started_at),
         "finished_at": _iso(attempt.finished_at),
     }
     if staff:
-        view["bugs"] = [
-            {"id": b.get("id"), "component": b.get("component"), "title": b.get("title"), "fixed": b.get("fixed")}
-            for b in (result.get("bugs") or [])
-        ]
+        view["bugs"] = [{"id": b.id, "component": b.component, "title": b.title, "fixed": b.fixed,
+                         "verifiable": b.verifiable} for b in (result.bugs if result else [])]
         view["score"] = attempt.score
-        view["regressions"] = result.get("regressions") or []
+        view["regressions"] = result.regressions if result else []
         view["tries"] = attempt.tries
         view["hints_used"] = attempt.hints_used
     return view
@@ -109,5 +95,5 @@ def attempt_view(*, session: Session, attempt: Attempt, viewer: User) -> dict[st
 def _error_view(error: dict[str, Any] | None) -> dict[str, Any] | None:
     if not error:
         return None
-    return {"kind": error.get("kind"), "message": error.get("message")}
-
+    parsed = GradeError.model_validate(error)
+    return {"kind": parsed.kind, "message": parsed.message}

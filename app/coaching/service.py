@@ -18,6 +18,7 @@ from app.coaching.knowledge import (
     Advice,
 )
 from app.coaching.models import AI_NOTICE, CoachingTip
+from app.grading.result import GradeError, GradeResult
 
 SOURCE = "rules"
 COMPONENT_ORDER = ("loss", "positional", "attention", "general", "training", "generation")
@@ -32,21 +33,15 @@ class Tip:
     steps: tuple[str, ...]
 
 
-def _failing_tests(result: dict[str, Any] | None) -> list[dict[str, Any]]:
-    return [
-        t for t in (result or {}).get("tests") or [] if t.get("passed") is False and t.get("applicable", True)
-    ]
-
-
-def failing_components(result: dict[str, Any] | None) -> list[str]:
+def failing_components(result: GradeResult | None) -> list[str]:
     """Components with an applicable failing test outside the tiny training run, in teaching order."""
-    failing = {t.get("component") for t in _failing_tests(result) if t.get("id") not in TRAINING_RUN_TESTS}
+    failing = {t.component for t in (result.failing() if result else []) if t.id not in TRAINING_RUN_TESTS}
     return [c for c in COMPONENT_ORDER if c in failing]
 
 
-def training_run_failed(result: dict[str, Any] | None) -> bool:
+def training_run_failed(result: GradeResult | None) -> bool:
     """True when a test of the tiny training run failed."""
-    return any(t.get("id") in TRAINING_RUN_TESTS for t in _failing_tests(result))
+    return any(t.id in TRAINING_RUN_TESTS for t in (result.failing() if result else []))
 
 
 def missing_practices(notes: dict[str, Any] | None) -> list[str]:
@@ -55,12 +50,12 @@ def missing_practices(notes: dict[str, Any] | None) -> list[str]:
     return [advice for _name, words, advice in PRACTICES if not any(w in text for w in words)]
 
 
-def tips_for(*, status: str, result: dict[str, Any] | None, error: dict[str, Any] | None,
+def tips_for(*, status: str, result: GradeResult | None, error: GradeError | None,
              notes: dict[str, Any] | None) -> list[Tip]:
     """The tips for one graded attempt: errors first, then failing components, then the write-up."""
     tips: list[Tip] = []
     if status == "error" and error:
-        advice = ERROR_ADVICE.get(str(error.get("kind")))
+        advice = ERROR_ADVICE.get(error.kind)
         if advice is not None:
             tips.append(_tip(None, advice))
     for component in failing_components(result):
@@ -88,13 +83,15 @@ def _tip(component: str | None, advice: Advice) -> Tip:
 def coach_attempt(*, session: Session, attempt_id: int) -> list[CoachingTip]:
     """Replace the attempt's rule-based tips with fresh ones (idempotent; flushed, not committed)."""
     attempt = session.get(Attempt, attempt_id)
-    if attempt is None:
+    if attempt is None or attempt.kind == "scratch":  # scratch runs are experiments, not graded work
         return []
     session.execute(delete(CoachingTip).where(CoachingTip.attempt_id == attempt_id, CoachingTip.source == SOURCE))
     rows = [
         CoachingTip(attempt_id=attempt_id, source=SOURCE, component=tip.component, framing=tip.framing,
                     pro_tip=tip.pro_tip, steps=list(tip.steps), notice=AI_NOTICE)
-        for tip in tips_for(status=attempt.status, result=attempt.result, error=attempt.error, notes=attempt.notes)
+        for tip in tips_for(status=attempt.status, result=GradeResult.from_stored(attempt.result),
+                            error=GradeError.model_validate(attempt.error) if attempt.error else None,
+                            notes=attempt.notes)
     ]
     session.add_all(rows)
     session.flush()

@@ -49,6 +49,10 @@ class Settings(BaseSettings):
     # Per harness run; a grading takes a few seconds, so these only stop code that never finishes.
     grading_cpu_seconds: int = 60
     grading_wall_seconds: float = 90.0
+    # The scratch console: quick experiments, so a few seconds of CPU and a small output cap.
+    scratch_cpu_seconds: int = 10
+    scratch_wall_seconds: float = 20.0
+    scratch_output_kib: int = 64
     dojo_unsafe_subprocess: bool = False
     # Web front door (app/web/hosts.py, `dojo serve`).
     # The public address, e.g. https://dojo.example.com: links and redirects always use it.

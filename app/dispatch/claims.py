@@ -110,6 +110,29 @@ def beat(*, session: Session, claim: Claim) -> bool:
     return bool(done)
 
 
+def report_progress(*, session: Session, claim: Claim, progress: dict[str, Any]) -> bool:
+    """Store where the grading is (display only) and beat the heartbeat; False when the claim is lost."""
+    done = _changed(
+        session,
+        update(Attempt)
+        .where(Attempt.id == claim.attempt_id, Attempt.worker_id == claim.token, Attempt.status == RUNNING)
+        .values(progress=progress, heartbeat_at=utcnow())
+    )
+    session.commit()
+    return bool(done)
+
+
+def cancel(*, session: Session, attempt_id: int) -> bool:
+    """Withdraw a queued attempt; False when a worker already took it (or it finished)."""
+    done = _changed(
+        session,
+        update(Attempt)
+        .where(Attempt.id == attempt_id, Attempt.status == QUEUED)
+        .values(status=AttemptStatus.cancelled.value, finished_at=utcnow(), progress=None)
+    )
+    return bool(done)
+
+
 def finish(
     *,
     session: Session,
@@ -124,7 +147,8 @@ def finish(
         session,
         update(Attempt)
         .where(Attempt.id == claim.attempt_id, Attempt.worker_id == claim.token, Attempt.status == RUNNING)
-        .values(status=status, result=result, error=error, score=score, finished_at=utcnow(), heartbeat_at=utcnow())
+        .values(status=status, result=result, error=error, score=score, finished_at=utcnow(), heartbeat_at=utcnow(),
+                progress=None)
     )
     session.commit()
     return bool(done)

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from app.grading.result import GradeResult
+
 log = logging.getLogger(__name__)
-
-FINISHED = {"passed", "failed", "error"}
-
 
 @dataclass(frozen=True)
 class GradeOutcome:
@@ -22,8 +22,9 @@ class GradeOutcome:
 
 
 def grade(*, content: dict[str, Any], files: dict[str, str], kind: str, hints_used: dict[str, Any],
-          version_id: int | None = None, reference: dict[str, Any] | None = None) -> GradeOutcome:
-    """Grade candidate files against a scenario version's package and its stored reference.
+          version_id: int | None = None, reference: dict[str, Any] | None = None,
+          on_progress: Callable[[dict[str, Any]], None] | None = None) -> GradeOutcome:
+    """Grade candidate files against a scenario version's package and its stored reference (or run scratch.py).
 
     `reference` is the version row's stored report; when it is missing or from another engine
     version it is computed here once and written back to the row (`version_id`).
@@ -41,25 +42,26 @@ def grade(*, content: dict[str, Any], files: dict[str, str], kind: str, hints_us
         return internal_error("Grading is unavailable: this server has no working sandbox. Please tell the "
                               "administrator; your submission is kept.")
     package = ScenarioPackage.from_dict(content)
+    if kind == "scratch":  # the candidate's experiment: no reference, no checks, no score
+        from app.grading.scratch import run_scratch
+
+        return outcome_from_report(run_scratch(package=package, files=files, runner=runner), scored=False)
     stored = reference_store.current_report(reference, package)
     if stored is None and version_id is not None:
+        if on_progress is not None:
+            on_progress({"stage": "reference"})
         stored = reference_store.ensure_version_reference(version_id=version_id, package=package, runner=runner)
     # A "run" reports only the public tests; a "submit" reports the hidden ones too.
     report = grade_files(package=package, files=files, runner=runner, hints_used=hints_used, kind=kind,
-                         reference=stored)
-    return outcome_from_report(report.to_dict())
+                         reference=stored, on_progress=on_progress)
+    return outcome_from_report(report)
 
 
-def outcome_from_report(report: dict[str, Any]) -> GradeOutcome:
-    """Map the grader's report onto the attempt's status, error and score."""
-    status = report.get("status")
-    error = report.get("error")
-    if status not in FINISHED:
-        status = "error" if error else "failed"
-    score = report.get("score")
-    return GradeOutcome(
-        status=status, result=report, error=error, score=float(score) if score is not None else None
-    )
+def outcome_from_report(report: GradeResult, *, scored: bool = True) -> GradeOutcome:
+    """Map the grader's report onto the attempt's status, error and score (the row stores plain JSON)."""
+    stored = report.to_dict()
+    return GradeOutcome(status=report.status, result=stored, error=stored["error"],
+                        score=report.score if scored else None)
 
 
 def internal_error(message: str) -> GradeOutcome:

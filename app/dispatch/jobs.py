@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import app.models  # noqa: F401  (every table, so foreign keys resolve in a worker process)
 from app.attempts.models import Attempt
@@ -53,7 +55,8 @@ def grade_attempt(attempt_id: int, *, worker_prefix: str = "worker", grader: Gra
     with _heartbeat(claim, settings.heartbeat_seconds):
         try:
             outcome = (grader or grade)(content=content, files=files, kind=kind, hints_used=hints,
-                                        version_id=version_id, reference=reference)
+                                        version_id=version_id, reference=reference,
+                                        on_progress=ProgressWriter(claim))
         except Exception:
             log.exception("attempt %s: the grader failed", attempt_id)
             outcome = internal_error("The grader failed unexpectedly; the attempt was not graded.")
@@ -97,6 +100,30 @@ def _heartbeat(claim: claims.Claim, every_seconds: float) -> Iterator[None]:
     finally:
         stop.set()
         thread.join(timeout=5)
+
+
+class ProgressWriter:
+    """Stores progress reports on the attempt row: a new stage at once, the same stage at most every
+    MIN_INTERVAL seconds, so a chatty harness costs a few small UPDATEs a second at most."""
+
+    MIN_INTERVAL = 0.5
+
+    def __init__(self, claim: claims.Claim) -> None:
+        self.claim = claim
+        self._last_stage: str | None = None
+        self._last_at = 0.0
+
+    def __call__(self, progress: dict[str, Any]) -> None:
+        now = time.monotonic()
+        stage = str(progress.get("stage"))
+        if stage == self._last_stage and now - self._last_at < self.MIN_INTERVAL:
+            return
+        self._last_stage, self._last_at = stage, now
+        try:
+            with new_session() as session:
+                claims.report_progress(session=session, claim=self.claim, progress=dict(progress))
+        except Exception:  # progress is display only; a database hiccup must not stop the grading
+            log.warning("attempt %s: could not store progress", self.claim.attempt_id, exc_info=True)
 
 
 def _after_grading(attempt_id: int) -> None:

@@ -1,4 +1,4 @@
-"""`dojo scenarios validate` and `dojo grade` (the lead wires these into app/cli.py)."""
+"""`dojo scenarios validate` and resolving a scenario named on the command line."""
 
 from __future__ import annotations
 
@@ -75,47 +75,3 @@ def validate_command(target: str | None, as_json: bool, *, out: TextIO | None = 
     if as_json:
         print(json.dumps(summaries, indent=2), file=out)
     return 0 if ok else 1
-
-
-def read_candidate_dir(package: ScenarioPackage, directory: str) -> dict[str, str]:
-    """The scenario's files found in `directory` (others are ignored; missing ones stay the starter's)."""
-    found = {}
-    for name in package.files:
-        path = Path(directory) / name
-        if path.is_file():
-            found[name] = path.read_text(encoding="utf-8")
-    return found
-
-
-def grade_command(scenario: str, directory: str, as_json: bool, *, out: TextIO | None = None) -> int:
-    """Grade a directory of candidate files; exit 0 passed, 1 failed, 2 error."""
-    from app.grading.grader import GradingInputError, grade_files
-    from app.sandbox import get_runner
-
-    out = out or sys.stdout
-    try:
-        pkg = resolve_package(scenario)
-        if not Path(directory).is_dir():
-            raise PackageError(f"{directory}: not a directory")
-        report = grade_files(package=pkg, files=read_candidate_dir(pkg, directory), runner=get_runner())
-    except (PackageError, GradingInputError, UnicodeDecodeError) as exc:
-        sys.stderr.write(f"dojo grade: {exc}\n")
-        return 2
-    data = report.to_dict()
-    if as_json:
-        print(json.dumps(data, indent=2), file=out)
-    else:
-        print(f"{pkg.slug} (version {pkg.version}): {data['status'].upper()}  score {data['score']:.2f}", file=out)
-        if data["error"]:
-            print(f"  error ({data['error']['kind']}): {data['error']['message']}", file=out)
-        for t in data["tests"]:
-            mark = "PASS" if t["passed"] else "FAIL"
-            mark = "n/a " if not t["applicable"] else mark
-            print(f"  {mark}  {t['id']:<36} {t['message']}", file=out)
-        tr = data["training"] or {}
-        if "final_val_loss" in tr:
-            print(f"  training: final val loss {tr['final_val_loss']:.3f} "
-                  f"(baseline {tr['baseline_final_val_loss']:.3f})", file=out)
-        for b in data["bugs"]:
-            print(f"  bug {b['id']} ({b['component']}): {'fixed' if b['fixed'] else 'NOT fixed'}", file=out)
-    return {"passed": 0, "failed": 1}.get(data["status"], 2)

@@ -14,7 +14,7 @@ from app.engine.gpt_v1.checks import SPECS, run_checks
 from app.engine.kinds import BUG_KINDS
 from app.engine.package import ScenarioPackage
 from app.grading.harness_run import outcome_error, run_harness
-from app.grading.job import Runner
+from app.sandbox.job import Runner
 
 MAX_PAIR_RUNS = 4
 # Tiny-run tests measure the whole model at once; two bugs often shift them in opposite directions,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
 from app.engine.gpt_v1.bundle import engine_fingerprint
@@ -12,36 +12,17 @@ from app.engine.package import ScenarioPackage
 from app.engine.validator import ValidationReport
 from app.grading import scoring
 from app.grading.harness_run import outcome_error, run_harness
-from app.grading.job import Limits, Runner
 from app.grading.reference import ensure_reference
+from app.grading.result import BugResult, GradeError, GradeResult, InfluenceMap, TestResult, TrainingSummary
+from app.sandbox.job import Limits, Runner
 
 MAX_FILE_BYTES = 256 * 1024
+
+ProgressCallback = Callable[[dict[str, Any]], None]
 
 
 class GradingInputError(ValueError):
     """The submitted files cannot be graded (unknown name, too large, not text)."""
-
-
-@dataclass
-class GradeReport:
-    """The attempt-shaped result (CONTRACTS.md) with the interviewer's fields (bugs, score)."""
-
-    status: str
-    error: dict[str, str] | None
-    tests: list[dict[str, Any]] = field(default_factory=list)
-    training: dict[str, Any] | None = None
-    bugs: list[dict[str, Any]] = field(default_factory=list)
-    score: float = 0.0
-    regressions: list[str] = field(default_factory=list)
-    scenario: str = ""
-    version: str = ""
-    kind: str = "submit"
-    wall_seconds: float = 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"scenario": self.scenario, "version": self.version, "kind": self.kind, "status": self.status,
-                "error": self.error, "tests": self.tests, "training": self.training, "bugs": self.bugs,
-                "score": self.score, "regressions": self.regressions, "wall_seconds": self.wall_seconds}
 
 
 def complete_files(package: ScenarioPackage, files: dict[str, str]) -> dict[str, str]:
@@ -58,68 +39,81 @@ def complete_files(package: ScenarioPackage, files: dict[str, str]) -> dict[str,
     return out
 
 
-def training_summary(result: dict[str, Any], reference: dict[str, Any]) -> dict[str, Any] | None:
+def training_summary(result: dict[str, Any], reference: dict[str, Any]) -> TrainingSummary | None:
     """Curves and headline numbers of the tiny training run, next to the baseline's."""
     probes, ref = result.get("probes", {}), reference.get("probes", {})
     run, base = probes.get("training_run") or {}, ref.get("training_run") or {}
     if not run or "exception" in run:
-        return {"error": run.get("exception", "the training run did not complete")} if run else None
+        return TrainingSummary(error=run.get("exception", "the training run did not complete")) if run else None
     leak = probes.get("leak_probe") or {}
-    return {
-        "steps": run["steps"], "train_loss": run["train_loss"], "val_loss": run["val_loss"],
-        "baseline_val_loss": base.get("val_loss"), "baseline_train_loss": base.get("train_loss"),
-        "final_val_loss": run["final_val_loss"], "baseline_final_val_loss": base.get("final_val_loss"),
-        "final_train_loss": run["final_train_loss"], "init_loss": run["init_loss"],
-        "ln_vocab": (leak.get("ln_vocab") if "exception" not in leak else None),
-        "unigram_entropy": run.get("unigram_entropy"), "leak_probe_loss": leak.get("final_loss"),
-        "baseline_leak_probe_loss": (ref.get("leak_probe") or {}).get("final_loss"),
-        "sample": run.get("sample"), "baseline_sample": base.get("sample"),
-        "influence": probes.get("influence") if "exception" not in (probes.get("influence") or {}) else None,
-    }
+    return TrainingSummary(
+        steps=run["steps"], train_loss=run["train_loss"], val_loss=run["val_loss"],
+        baseline_val_loss=base.get("val_loss") or [], baseline_train_loss=base.get("train_loss") or [],
+        final_val_loss=run["final_val_loss"], baseline_final_val_loss=base.get("final_val_loss"),
+        final_train_loss=run["final_train_loss"], init_loss=run["init_loss"],
+        ln_vocab=(leak.get("ln_vocab") if "exception" not in leak else None),
+        unigram_entropy=run.get("unigram_entropy"), leak_probe_loss=leak.get("final_loss"),
+        baseline_leak_probe_loss=(ref.get("leak_probe") or {}).get("final_loss"),
+        sample=run.get("sample"), baseline_sample=base.get("sample"),
+        influence=_influence(probes.get("influence")), baseline_influence=_influence(ref.get("influence")),
+    )
 
 
-def _bugs(report: ValidationReport, failing: set[str] | None, not_applicable: set[str]) -> list[dict[str, Any]]:
+def _influence(measured: dict[str, Any] | None) -> InfluenceMap | None:
+    if not measured or "exception" in measured:
+        return None
+    return InfluenceMap(text=measured["text"], matrix=measured["matrix"])
+
+
+def _bugs(report: ValidationReport, failing: set[str] | None, not_applicable: set[str]) -> list[BugResult]:
     """Planted bugs with `fixed`; tests that did not apply to this candidate are no evidence either
     way, so a bug seen only by such tests is reported unverifiable (and not fixed)."""
     detected = {b["id"]: set(b["detected_by"]) - not_applicable for b in report.bugs}
     fixed = scoring.fixed_bugs(detected, failing) if failing is not None else dict.fromkeys(detected, False)
-    return [{"id": b["id"], "component": b["component"], "title": b["title"], "fixed": fixed[b["id"]],
-             "verifiable": bool(detected[b["id"]])} for b in report.bugs]
+    return [BugResult(id=b["id"], component=b["component"], title=b["title"], fixed=fixed[b["id"]],
+                      verifiable=bool(detected[b["id"]])) for b in report.bugs]
 
 
 def grade_files(*, package: ScenarioPackage, files: dict[str, str], runner: Runner,
                 hints_used: dict[str, int] | None = None, kind: str = "submit",
-                limits: Limits | None = None, reference: ValidationReport | None = None) -> GradeReport:
+                limits: Limits | None = None, reference: ValidationReport | None = None,
+                on_progress: ProgressCallback | None = None) -> GradeResult:
     """Grade `files` (missing ones are the starter's). kind='run' reports only the public tests.
 
     hints_used maps bug id -> hint levels revealed; `reference` is a stored validation report
     (ValidationReport.from_dict of what the web app saved); one made by another engine version,
-    or none, means the file cache is used or filled.
+    or none, means the file cache is used or filled. `on_progress` hears the stages (display only).
     """
+    report_progress = on_progress or (lambda _progress: None)
     started = time.monotonic()
     complete = complete_files(package, files)
     if reference is not None and reference.content_hash != package.content_hash:
         raise ValueError("the reference report belongs to a different scenario version")
     if reference is None or reference.engine != engine_fingerprint():
+        report_progress({"stage": "reference"})
         reference = ensure_reference(package=package, runner=runner)
     ref_report = reference
-    report = GradeReport(status="error", error=None, scenario=package.slug, version=package.version, kind=kind)
+    report = GradeResult(status="error", scenario=package.slug, version=package.version, kind=kind)
     if ref_report.reference is None:
-        report.error = {"kind": "sandbox", "message": "the scenario's reference run failed; see validation"}
+        report.error = GradeError(kind="sandbox", message="the scenario's reference run failed; see validation")
         return report
-    outcome = run_harness(package=package, files=complete, runner=runner, limits=limits)
-    report.error = outcome_error(outcome)
+    report_progress({"stage": "sandbox"})
+    outcome = run_harness(package=package, files=complete, runner=runner, limits=limits, on_progress=on_progress)
+    report_progress({"stage": "checking"})
+    error = outcome_error(outcome)
+    report.error = GradeError(**error) if error is not None else None
     if report.error is not None or outcome.result is None:
         report.bugs = _bugs(ref_report, None, set())
     else:
-        verdicts = [v.to_dict() for v in run_checks(outcome.result, ref_report.reference, files=package.files)]
-        failing = {v["id"] for v in verdicts if not v["passed"]}
-        not_applicable = {v["id"] for v in verdicts if not v["applicable"]}
+        verdicts = [TestResult(**v.to_dict())
+                    for v in run_checks(outcome.result, ref_report.reference, files=package.files)]
+        failing = {v.id for v in verdicts if not v.passed}
+        not_applicable = {v.id for v in verdicts if not v.applicable}
         report.bugs = _bugs(ref_report, failing, not_applicable)
         report.regressions = scoring.regressions(verdicts, ref_report.starter_failing)
-        report.tests = [v for v in verdicts if kind != "run" or v["public"]]
+        report.tests = [v for v in verdicts if kind != "run" or v.public]
         report.status = "passed" if not failing else "failed"
         report.training = training_summary(outcome.result, ref_report.reference)
-    report.score = scoring.score({b["id"]: b["fixed"] for b in report.bugs}, hints_used)
+    report.score = scoring.score({b.id: b.fixed for b in report.bugs}, hints_used)
     report.wall_seconds = round(time.monotonic() - started, 3)
     return report

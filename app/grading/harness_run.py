@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from app.engine.gpt_v1.bundle import harness_bundle_dir
 from app.engine.package import ScenarioPackage
-from app.grading.job import HarnessJob, HarnessOutcome, Limits, Runner
+from app.sandbox.job import HarnessJob, HarnessOutcome, Limits, Runner
 
 RESULT_SCHEMA = "dojo.gpt-v1.result/1"
 
@@ -20,11 +21,12 @@ def configured_limits() -> Limits:
 
 
 def run_harness(*, package: ScenarioPackage, files: dict[str, str], runner: Runner,
-                limits: Limits | None = None) -> HarnessOutcome:
+                limits: Limits | None = None,
+                on_progress: Callable[[dict[str, Any]], None] | None = None) -> HarnessOutcome:
     """Measure `files` (a complete set of the scenario's files) in the runner."""
     job_input: dict[str, Any] = {"files": list(package.files), "training": dict(package.training)}
     job = HarnessJob(candidate_files=dict(files), harness_dir=harness_bundle_dir(), input=job_input,
-                     limits=limits or configured_limits())
+                     limits=limits or configured_limits(), on_progress=on_progress)
     outcome = runner.run(job)
     if outcome.result is not None and outcome.result.get("schema") != RESULT_SCHEMA:
         outcome.result, outcome.error_kind = None, "sandbox"

@@ -12,7 +12,7 @@ from typing import Any
 from app.engine.gpt_v1.bundle import data_dir, engine_fingerprint
 from app.engine.package import ScenarioPackage
 from app.engine.validator import ValidationReport, validate_package
-from app.grading.job import Runner
+from app.sandbox.job import Runner
 
 _locks: dict[str, threading.Lock] = {}
 _locks_guard = threading.Lock()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from app.grading.result import TestResult
 
 HINT_PENALTY = 0.15  # share of one bug's points lost per hint level used on it
 
@@ -50,7 +50,7 @@ def score(fixed: dict[str, bool], hints_used: dict[str, int] | None) -> float:
     return round(total, 4)
 
 
-def regressions(tests: list[dict[str, Any]], starter_failing: list[str]) -> list[str]:
+def regressions(tests: list[TestResult], starter_failing: list[str]) -> list[str]:
     """Tests the starter passed that now fail."""
     was_failing = set(starter_failing)
-    return [t["id"] for t in tests if not t["passed"] and t["id"] not in was_failing]
+    return [t.id for t in tests if not t.passed and t.id not in was_failing]

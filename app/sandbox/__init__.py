@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import os
 
-from app.grading.job import Runner
+from app.sandbox.job import Runner
 
 logger = logging.getLogger(__name__)
 

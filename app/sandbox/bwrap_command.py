@@ -7,7 +7,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.grading.job import Limits
+from app.sandbox.job import Limits
+from app.sandbox.progress import ENV_VAR as PROGRESS_ENV
 
 # Paths inside the sandbox.
 CANDIDATE_DIR = "/dojo/candidate"
@@ -53,6 +54,7 @@ def build_bwrap_argv(
     sandbox_uid: int,
     status_fd: int,
     allow_processes: bool = False,
+    progress_fd: int | None = None,
 ) -> list[str]:
     """Full argv: namespaces, read-only system + Python, tmpfs scratch, clean env, then the launcher."""
     scratch = str(limits.scratch_bytes)
@@ -89,6 +91,8 @@ def build_bwrap_argv(
         "DOJO_INPUT": INPUT_FILE,
         "DOJO_OUT": OUT_DIR,
     }
+    if progress_fd is not None:
+        env[PROGRESS_ENV] = str(progress_fd)
     argv.append("--clearenv")
     for key, value in env.items():
         argv += ["--setenv", key, value]

@@ -34,8 +34,8 @@ def bwrap_problem() -> str | None:
     path = bwrap_path()
     if not os.access(path, os.X_OK):
         return f"{path} not found"
-    from app.grading.job import HarnessJob
     from app.sandbox.bwrap_runner import BwrapRunner
+    from app.sandbox.job import HarnessJob
 
     with tempfile.TemporaryDirectory(prefix="dojo-probe-") as harness:
         os.chmod(harness, 0o755)

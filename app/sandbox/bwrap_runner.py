@@ -10,10 +10,11 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from app.grading.job import HarnessJob, HarnessOutcome, Limits
 from app.sandbox import bwrap_command as cmd
 from app.sandbox.bwrap_probe import bwrap_path
+from app.sandbox.job import HarnessJob, HarnessOutcome, Limits
 from app.sandbox.outcome import RunFacts, build_outcome
+from app.sandbox.progress import progress_streams
 from app.sandbox.result_file import ResultRead, result_from_read
 from app.sandbox.rlimits import rlimit_table, with_nproc_headroom
 from app.sandbox.seccomp import denylist_program
@@ -95,11 +96,13 @@ class BwrapRunner:
         if slot is not None:
             mounts, staged = _stage(mounts, slot.stage_dir)
         read_fd, write_fd = os.pipe()
-        to_close = [read_fd, write_fd]
+        progress_read, progress_write = os.pipe()
+        to_close = [read_fd, write_fd, progress_read, progress_write]
         try:
             sandbox_argv = cmd.build_bwrap_argv(
                 bwrap=self.bwrap, python=self.python, mounts=mounts, limits=limits,
                 sandbox_uid=uid, status_fd=write_fd, allow_processes=self.allow_processes,
+                progress_fd=progress_write,
             )  # fmt: skip
             # Arguments and the seccomp program go through pipes: the sandbox can read pid 1's
             # cmdline, and it should not learn host paths from it.
@@ -108,7 +111,7 @@ class BwrapRunner:
             args_fd = _pipe_with(b"".join(arg.encode() + b"\0" for arg in options))
             to_close.append(args_fd)
             argv = [self.bwrap, "--args", str(args_fd), *command]
-            pass_fds = [write_fd, args_fd]
+            pass_fds = [write_fd, args_fd, progress_write]
             program = denylist_program()
             if program is None:
                 logger.warning("no seccomp filter on this architecture: syscall denylist and no-fork are off")
@@ -125,7 +128,8 @@ class BwrapRunner:
             else:
                 config = {"uid": None, "gid": None, "rlimits": with_nproc_headroom(table), "binds": [], "argv": argv}
             argv = [sys.executable, "-I", "-S", "-B", _ENTER, json.dumps(config)]
-            to_close.remove(write_fd)  # run_supervised closes it once the child has it
+            to_close.remove(write_fd)  # run_supervised closes these once the child has them
+            to_close.remove(progress_write)
             run = run_supervised(
                 argv,
                 env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
@@ -133,9 +137,10 @@ class BwrapRunner:
                 wall_seconds=limits.wall_seconds,
                 max_output_bytes=limits.max_output_bytes,
                 pass_fds=pass_fds,
-                close_after_start=(write_fd,),
+                close_after_start=(write_fd, progress_write),
                 extra_read_fds=(read_fd,),
                 max_extra_bytes=limits.max_result_bytes + 4096,
+                stream_fds=progress_streams(job, progress_read),
             )
         finally:
             for fd in to_close:

@@ -54,8 +54,12 @@ def main() -> None:
     program = no_fork_program() if no_fork else None
     preexec = _filter_installer(libc, program) if program else None
     harness_main = os.path.join(os.environ["DOJO_HARNESS_DIR"], "main.py")
+    # The progress pipe (display only) is the one descriptor the harness inherits.
+    progress = os.environ.get("DOJO_PROGRESS_FD", "")
+    pass_fds = (int(progress),) if progress.isdigit() else ()
     try:
-        rc = subprocess.call([sys.executable, "-I", "-B", harness_main], close_fds=True, preexec_fn=preexec)
+        rc = subprocess.call([sys.executable, "-I", "-B", harness_main], close_fds=True, pass_fds=pass_fds,
+                             preexec_fn=preexec)
     except OSError:
         rc = 127
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)

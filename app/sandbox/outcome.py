@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from app.grading.job import ERROR_KINDS, HarnessOutcome, Limits
+from app.sandbox.job import ERROR_KINDS, HarnessOutcome, Limits
 from app.sandbox.result_file import ResultRead
 
 _MESSAGE_LIMIT = 600

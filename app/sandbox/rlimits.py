@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import resource
 
-from app.grading.job import Limits
+from app.sandbox.job import Limits
 from app.sandbox.procfs import process_statuses, real_uid
 
 # CPU: the kernel sends SIGXCPU at the soft limit and SIGKILL at the hard one.

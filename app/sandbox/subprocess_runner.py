@@ -6,8 +6,10 @@ import os
 import sys
 from pathlib import Path
 
-from app.grading.job import HarnessJob, HarnessOutcome
+from app.sandbox.job import HarnessJob, HarnessOutcome
 from app.sandbox.outcome import RunFacts, build_outcome
+from app.sandbox.progress import ENV_VAR as PROGRESS_ENV
+from app.sandbox.progress import progress_streams
 from app.sandbox.result_file import read_result_file
 from app.sandbox.rlimits import apply_rlimits, rlimit_table, with_nproc_headroom
 from app.sandbox.supervise import run_supervised
@@ -45,6 +47,8 @@ class SubprocessRunner:
             "DOJO_INPUT": str(workspace.input_file),
             "DOJO_OUT": str(workspace.out_dir),
         }
+        progress_read, progress_write = os.pipe()
+        env[PROGRESS_ENV] = str(progress_write)
         try:
             run = run_supervised(
                 [self.python, "-I", "-B", os.path.join(harness_dir, "main.py")],
@@ -53,9 +57,13 @@ class SubprocessRunner:
                 wall_seconds=limits.wall_seconds,
                 max_output_bytes=limits.max_output_bytes,
                 preexec_fn=lambda: apply_rlimits(table),
+                pass_fds=(progress_write,),
+                close_after_start=(progress_write,),
+                stream_fds=progress_streams(job, progress_read),
             )
             result = read_result_file(workspace.out_dir, max_bytes=limits.max_result_bytes)
         finally:
+            os.close(progress_read)
             workspace.remove()
         code = run.returncode
         facts = RunFacts(

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import selectors
 import signal
 import subprocess
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+
+log = logging.getLogger(__name__)
 
 # After the main process exits, give leftover writers this long before the group is killed.
 _DRAIN_GRACE_SECONDS = 0.2
@@ -26,6 +29,14 @@ class SupervisedRun:
     timed_out: bool = False
     output_exceeded: bool = False
     extra: dict[int, bytes] = field(default_factory=dict)
+
+
+def _deliver(callback: Callable[[bytes], None], chunk: bytes) -> None:
+    """Hand a streamed chunk on; a failing callback must never stop the supervision."""
+    try:
+        callback(chunk)
+    except Exception:
+        log.exception("a stream callback failed; the run goes on")
 
 
 def kill_group(pgid: int) -> None:
@@ -46,12 +57,16 @@ def run_supervised(
     close_after_start: Sequence[int] = (),  # closed here once the child has started (or failed to)
     extra_read_fds: Sequence[int] = (),
     max_extra_bytes: int = 0,
+    stream_fds: Mapping[int, Callable[[bytes], None]] | None = None,
 ) -> SupervisedRun:
     """Run argv; stop and kill the process group at the wall-clock limit or the output cap.
 
     extra_read_fds are read ends of pipes the child writes to (e.g. a status channel); their
-    contents come back in SupervisedRun.extra, each capped at max_extra_bytes.
+    contents come back in SupervisedRun.extra, each capped at max_extra_bytes. stream_fds are
+    read ends whose chunks go to their callback as they arrive (the progress channel); nothing
+    of them is kept.
     """
+    streams = dict(stream_fds or {})
     started = time.monotonic()
     try:
         proc = subprocess.Popen(
@@ -84,6 +99,9 @@ def run_supervised(
         os.set_blocking(fd, False)
         selector.register(fd, selectors.EVENT_READ)
         buffers[fd], caps[fd] = bytearray(), max_extra_bytes
+    for fd in streams:
+        os.set_blocking(fd, False)
+        selector.register(fd, selectors.EVENT_READ)
     timed_out = output_exceeded = False
     exited_at: float | None = None
     try:
@@ -109,6 +127,9 @@ def run_supervised(
                     continue
                 if not chunk:
                     selector.unregister(fd)
+                    continue
+                if fd in streams:
+                    _deliver(streams[fd], chunk)
                     continue
                 room = caps[fd] - len(buffers[fd])
                 buffers[fd] += chunk[: max(room, 0)]

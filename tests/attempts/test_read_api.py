@@ -19,13 +19,13 @@ GRADED_REPORT = {
     "error": None,
     "score": 0.5,
     "tests": [
-        {"id": "loss-shape", "component": "loss", "passed": True, "message": "Loss is a scalar.", "hidden": False},
+        {"id": "loss-shape", "component": "loss", "passed": True, "message": "Loss is a scalar.", "public": True},
         {"id": "pos-order-sensitive", "component": "positional", "passed": False,
-         "message": "Add the position embedding to the token embedding.", "hidden": True},
+         "message": "Add the position embedding to the token embedding.", "public": False},
     ],
-    "training": {"steps": 200, "train_loss": [4.1, 3.0], "val_loss": [4.1, 3.1], "baseline_val_loss": [4.1, 2.5],
-                 "final_val_loss": 3.1, "baseline_final_val_loss": 2.5, "sample": "to be or",
-                 "baseline_sample": "to be or not to be"},
+    "training": {"steps": [0, 200], "train_loss": [None, 3.0], "val_loss": [4.1, 3.1],
+                 "baseline_val_loss": [4.1, 2.5], "final_val_loss": 3.1, "baseline_final_val_loss": 2.5,
+                 "sample": "to be or", "baseline_sample": "to be or not to be", "baseline_leak_probe_loss": 3.6},
     "bugs": [{"id": "pos-not-added", "component": "positional", "title": "Position embeddings never added",
               "fixed": False}],
     "regressions": [],
@@ -78,7 +78,8 @@ def test_candidate_reads_own_attempt_without_bug_ids_or_hidden_test_details(
     assert {"id": "loss-shape", "component": "loss", "passed": True, "message": "Loss is a scalar.",
             "hidden": False} in body["tests"]
     assert body["training"]["final_val_loss"] == 3.1 and body["training"]["baseline_final_val_loss"] == 2.5
-    assert "baseline_sample" not in body["training"]
+    assert body["training"]["baseline_sample"] == "to be or not to be"  # the known-good run's sample is shown
+    assert "baseline_leak_probe_loss" not in body["training"]
     assert body["tips"][0]["notice"] == AI_NOTICE
 
 
@@ -96,7 +97,7 @@ def test_interviewer_reads_attempts_of_own_interview_with_bugs_and_score(
     interview = _interview(db, interviewer_id=interviewer.user.id, candidate_id=candidate.user.id)
     attempt = _graded_attempt(db, user_id=candidate.user.id, interview_id=interview.id)
     body = client.get(f"/api/attempts/{attempt.id}", headers=interviewer.headers).json()
-    assert body["bugs"] == GRADED_REPORT["bugs"]
+    assert body["bugs"] == [{**GRADED_REPORT["bugs"][0], "verifiable": True}]
     assert body["score"] == 0.5
     assert body["training"]["baseline_sample"] == "to be or not to be"
     assert {t["id"] for t in body["tests"]} == {"loss-shape", "pos-order-sensitive"}

@@ -26,7 +26,7 @@ CASES = [
 def test_all_bugs_fixed_but_one_credits_every_other_fix(slug, remaining, runner):
     package = find_builtin(slug)
     report = grade_files(package=package, files=package.mutant_files(remaining), runner=runner)
-    fixed = {b["id"]: b["fixed"] for b in report.bugs}
+    fixed = {b.id: b.fixed for b in report.bugs}
     assert fixed == {bug.id: bug.id != remaining for bug in package.bugs}
     assert report.score == pytest.approx((len(package.bugs) - 1) / len(package.bugs))
     assert report.status == "failed"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from app.grading.result import TestResult
 from app.grading.scoring import fixed_bugs, regressions, score
 
 MATRIX = {
@@ -57,7 +58,8 @@ def test_score_subtracts_hint_penalties_per_bug():
 
 
 def test_regressions_are_new_failures_only():
-    tests = [{"id": "x", "passed": False}, {"id": "y", "passed": False}, {"id": "z", "passed": True}]
+    outcomes = (("x", False), ("y", False), ("z", True))
+    tests = [TestResult(id=name, component="loss", passed=passed) for name, passed in outcomes]
     assert regressions(tests, starter_failing=["x"]) == ["y"]
 
 
@@ -71,5 +73,5 @@ def test_bug_seen_only_by_not_applicable_tests_is_unverifiable():
         {"id": "scale", "component": "attention", "title": "S",
          "detected_by": ["equivalence.logits", "equivalence.last-position"]}])
     bugs = _bugs(report, failing=set(), not_applicable={"equivalence.logits", "equivalence.last-position"})
-    assert [(b["id"], b["fixed"], b["verifiable"]) for b in bugs] == [("mask", True, True),
+    assert [(b.id, b.fixed, b.verifiable) for b in bugs] == [("mask", True, True),
                                                                      ("scale", False, False)]

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from app.grading.job import HarnessJob, Limits
 from app.sandbox.bwrap_runner import BwrapRunner
+from app.sandbox.job import HarnessJob, Limits
 
 from .helpers import FIXTURE_HARNESS, REPO_ROOT, job_for, live_sandbox_processes
 

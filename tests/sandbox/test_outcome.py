@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import signal
 
-from app.grading.job import Limits
+from app.sandbox.job import Limits
 from app.sandbox.outcome import RunFacts, build_outcome
 from app.sandbox.result_file import ResultRead
 

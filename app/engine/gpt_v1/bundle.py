@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
-import tempfile
 from pathlib import Path
+
+from app.engine.bundle_dir import materialise
 
 HARNESS_SRC = Path(__file__).resolve().parent / "harness"
 CORPUS_FILE = Path(__file__).resolve().parents[2] / "corpus" / "macbeth.txt"
@@ -33,22 +33,6 @@ def data_dir() -> Path:
 
 def harness_bundle_dir() -> Path:
     """A directory with main.py, dojo_harness/ and corpus.txt, built once per engine fingerprint."""
-    target = data_dir() / "cache" / "harness" / engine_fingerprint()
-    if (target / "main.py").is_file() and (target / "corpus.txt").is_file():
-        return target.resolve()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".bundle-", dir=target.parent))
-    for src in _harness_files():
-        dest = staging / src.relative_to(HARNESS_SRC)
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(src, dest)
-    shutil.copyfile(CORPUS_FILE, staging / "corpus.txt")
-    for root, _dirs, files in os.walk(staging):
-        os.chmod(root, 0o755)
-        for name in files:
-            os.chmod(os.path.join(root, name), 0o644)
-    try:
-        staging.rename(target)
-    except OSError:  # another process built it first
-        shutil.rmtree(staging, ignore_errors=True)
-    return target.resolve()
+    sources = {str(src.relative_to(HARNESS_SRC)): src for src in _harness_files()}
+    sources["corpus.txt"] = CORPUS_FILE
+    return materialise(data_dir() / "cache" / "harness" / engine_fingerprint(), sources)

@@ -14,6 +14,7 @@ from . import (
     generation_probes,
     loss_probes,
     model_probes,
+    progress,
     structure_probes,
     tiny_run,
     train_probes,
@@ -69,6 +70,7 @@ def measure(candidate_dir, harness_dir, job):
     """Run all probes; returns the result dict (never raises for candidate faults)."""
     torch.set_num_threads(1)
     names = [f[:-3] for f in job.get("files", ["model.py", "data.py"]) if f.endswith(".py")]
+    progress.report("importing")
     try:
         mods = import_candidate(candidate_dir, names)
     except CandidateImportError as exc:
@@ -76,9 +78,10 @@ def measure(candidate_dir, harness_dir, job):
     mods["_dir"] = candidate_dir
     wanted = job.get("probes")  # None: all; tests select a few to stay fast
     probes, seconds = {}, {}
-    for name, needs_train, func in PROBES:
-        if (needs_train and "train" not in mods) or (wanted is not None and name not in wanted):
-            continue
+    selected = [(name, func) for name, needs_train, func in PROBES
+                if not (needs_train and "train" not in mods) and (wanted is None or name in wanted)]
+    for k, (name, func) in enumerate(selected, start=1):
+        progress.report("probe", name=name, k=k, n=len(selected))
         t0 = time.perf_counter()
         probes[name] = guarded(func, candidate_dir, mods)
         seconds[name] = round(time.perf_counter() - t0, 3)
@@ -102,6 +105,7 @@ def measure(candidate_dir, harness_dir, job):
         return {"schema": RESULT_SCHEMA, "error": None, "probes": probes, "seconds": seconds,
                 "has_train": "train" in mods}
     t0 = time.perf_counter()
+    progress.report("leak-probe")
     probes["leak_probe"] = guarded(tiny_run.leak_probe, candidate_dir, mods, len(corpus["chars"]), cfg)
     seconds["leak_probe"] = round(time.perf_counter() - t0, 3)
     return {"schema": RESULT_SCHEMA, "error": None, "probes": probes, "seconds": seconds,

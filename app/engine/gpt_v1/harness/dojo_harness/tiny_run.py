@@ -6,6 +6,7 @@ import time
 
 import torch
 
+from . import progress
 from .loading import build_model, forward
 from .optim import AdamW
 
@@ -72,6 +73,7 @@ def training_run(mods, corpus, cfg):
     interval = cfg["eval_interval"]
     curve = {"steps": [0], "train_loss": [None], "val_loss": [_val_loss(model, val_batches)]}
     recent = []
+    progress.report("training", k=0, n=steps)
     for step in range(1, steps + 1):
         x, y = mods["data"].get_batch(corpus["train"], block, batch, g_train)
         loss = float(step_fn(model, optimizer, x, y, grad_clip=1.0))
@@ -83,6 +85,7 @@ def training_run(mods, corpus, cfg):
             curve["train_loss"].append(sum(recent) / len(recent))
             curve["val_loss"].append(_val_loss(model, val_batches))
             recent = []
+            progress.report("training", k=step, n=steps)
     model.eval()
     prompt_text = cfg["prompt"]
     stoi = {ch: i for i, ch in enumerate(corpus["chars"])}

@@ -8,12 +8,14 @@ Inside the run the harness finds everything through environment variables, never
   DOJO_HARNESS_DIR    read-only directory with the trusted harness code and data (entry: main.py)
   DOJO_INPUT          read-only JSON file: the job's input (what to measure, configs)
   DOJO_OUT            writable directory; the harness writes result.json there
+  DOJO_PROGRESS_FD    optional: a pipe for progress lines (JSON, one per line; see app/sandbox/progress.py)
 The working directory is a private, writable scratch directory. The runner starts
 `python -I -B $DOJO_HARNESS_DIR/main.py` and reads back $DOJO_OUT/result.json.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -48,6 +50,8 @@ class HarnessJob:
     harness_dir: Path
     input: dict[str, Any]
     limits: Limits = field(default_factory=Limits)
+    # Called with {stage, name?, k?, n?} as the harness reports progress (display only, never trusted).
+    on_progress: Callable[[dict[str, Any]], None] | None = field(default=None, compare=False)
 
 
 @dataclass

@@ -1,0 +1,33 @@
+"""Build a read-only directory for the sandbox once (per content hash), atomically, shared by processes."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+
+def materialise(target: Path, sources: dict[str, Path]) -> Path:
+    """Copy sources (relative destination -> source file) into `target` unless it is complete already.
+
+    Built in a staging directory and renamed into place, so a concurrent reader never sees half a
+    bundle; world-readable because the sandbox runs as another uid.
+    """
+    if all((target / rel).is_file() for rel in sources):
+        return target.resolve()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".bundle-", dir=target.parent))
+    for rel, src in sources.items():
+        dest = staging / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(src, dest)
+    for root, _dirs, files in os.walk(staging):
+        os.chmod(root, 0o755)
+        for name in files:
+            os.chmod(os.path.join(root, name), 0o644)
+    try:
+        staging.rename(target)
+    except OSError:  # another process built it first
+        shutil.rmtree(staging, ignore_errors=True)
+    return target.resolve()

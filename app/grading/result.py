@@ -1,0 +1,130 @@
+"""The grading result contract: what a grading produces, what an attempt stores, what pages and the API read.
+
+One typed shape from the grader to the views, so no reader guesses at dictionary keys. Stored rows
+are read back with `GradeResult.from_stored`, which tolerates fields that older gradings did not write.
+Non-finite losses (a diverging run) are kept as the strings "NaN"/"Infinity" in JSON, which both
+SQLite and PostgreSQL JSON columns accept.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Status = Literal["passed", "failed", "error"]
+COMPONENTS = ("loss", "positional", "attention", "general", "training", "generation")
+
+# The harness ends error messages with the deepest candidate frame: "NameError: x (model.py:42)".
+_LOCATION = re.compile(r"\((?P<file>[\w.-]+\.py):(?P<line>\d+)\)\s*$")
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="ignore", ser_json_inf_nan="strings")
+
+
+class GradeError(_Model):
+    """Why a run produced no measurements (limits, crash, syntax, import, sandbox)."""
+
+    kind: str
+    message: str
+
+    @property
+    def location(self) -> tuple[str, int] | None:
+        """(file, line) of a syntax or import error inside the candidate's files, when known."""
+        match = _LOCATION.search(self.message)
+        return (match["file"], int(match["line"])) if match else None
+
+
+class TestResult(_Model):
+    """One hidden or public test's verdict (hidden ones are anonymised before candidates see them)."""
+
+    __test__ = False  # not a pytest class
+
+    id: str
+    component: str
+    passed: bool
+    message: str = ""
+    applicable: bool = True
+    public: bool = False
+
+
+class BugResult(_Model):
+    """Whether a planted bug is fixed (interviewers and admins only)."""
+
+    id: str
+    component: str
+    title: str = ""
+    fixed: bool = False
+    verifiable: bool = True
+
+
+class InfluenceMap(_Model):
+    """|change of the logits at t| when token s changes, over a short window of validation text."""
+
+    text: str
+    matrix: list[list[float]]
+
+
+class TrainingSummary(_Model):
+    """The tiny training run next to the known-good baseline; `error` when it did not complete."""
+
+    error: str | None = None
+    steps: list[int] = Field(default_factory=list)
+    train_loss: list[float | None] = Field(default_factory=list)
+    val_loss: list[float | None] = Field(default_factory=list)
+    baseline_train_loss: list[float | None] = Field(default_factory=list)
+    baseline_val_loss: list[float | None] = Field(default_factory=list)
+    final_val_loss: float | None = None
+    baseline_final_val_loss: float | None = None
+    final_train_loss: float | None = None
+    init_loss: float | None = None
+    ln_vocab: float | None = None
+    unigram_entropy: float | None = None
+    leak_probe_loss: float | None = None
+    baseline_leak_probe_loss: float | None = None
+    sample: str | None = None
+    baseline_sample: str | None = None
+    influence: InfluenceMap | None = None
+    baseline_influence: InfluenceMap | None = None
+
+
+class ScratchOutput(_Model):
+    """What the candidate's scratch.py printed; never graded."""
+
+    stdout: str = ""
+    stderr: str = ""
+    exit_code: int | None = None
+    wall_seconds: float = 0.0
+    truncated: bool = False
+
+
+class GradeResult(_Model):
+    """The attempt-shaped result of one grading (CONTRACTS.md), with the interviewer's fields."""
+
+    status: Status
+    error: GradeError | None = None
+    tests: list[TestResult] = Field(default_factory=list)
+    training: TrainingSummary | None = None
+    bugs: list[BugResult] = Field(default_factory=list)
+    score: float = 0.0
+    regressions: list[str] = Field(default_factory=list)
+    scenario: str = ""
+    version: str = ""
+    kind: str = "submit"
+    wall_seconds: float = 0.0
+    scratch: ScratchOutput | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON for the attempt row and `dojo grade --json`."""
+        return self.model_dump(mode="json")
+
+    @classmethod
+    def from_stored(cls, data: dict[str, Any] | None) -> GradeResult | None:
+        """The result stored on an attempt row, or None when it has none yet."""
+        return None if not data else cls.model_validate(data)
+
+    def failing(self) -> list[TestResult]:
+        """Applicable tests that failed."""
+        return [t for t in self.tests if t.applicable and not t.passed]

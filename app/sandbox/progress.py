@@ -1,0 +1,74 @@
+"""The progress channel: lines of JSON the harness writes to a pipe while it runs.
+
+Progress is shown to the candidate and never trusted: candidate code runs in the same process as
+the harness and could write anything here. So every line is parsed defensively, reduced to a small
+fixed shape, and the total read is capped; a flood or garbage only stops the reports.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from app.sandbox.job import HarnessJob
+
+ENV_VAR = "DOJO_PROGRESS_FD"
+MAX_LINE_BYTES = 512
+MAX_TOTAL_BYTES = 64 * 1024
+_TEXT_FIELDS = ("stage", "name")
+_NUMBER_FIELDS = ("k", "n")
+
+Progress = dict[str, Any]
+
+
+def sanitise(raw: Any) -> Progress | None:
+    """{stage, name?, k?, n?} with short strings and small non-negative integers, or None."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("stage"), str):
+        return None
+    clean: Progress = {}
+    for key in _TEXT_FIELDS:
+        value = raw.get(key)
+        if isinstance(value, str) and value:
+            clean[key] = value[:60]
+    for key in _NUMBER_FIELDS:
+        value = raw.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 1_000_000:
+            clean[key] = value
+    return clean
+
+
+class ProgressReader:
+    """Feed it raw chunks from the pipe; it calls `report` with each valid line."""
+
+    def __init__(self, report: Callable[[Progress], None]) -> None:
+        self._report = report
+        self._pending = b""
+        self._total = 0
+
+    def feed(self, chunk: bytes) -> None:
+        self._total += len(chunk)
+        if self._total > MAX_TOTAL_BYTES:
+            self._pending = b""
+            return
+        self._pending += chunk
+        *lines, self._pending = self._pending.split(b"\n")
+        if len(self._pending) > MAX_LINE_BYTES:
+            self._pending = b""
+        for line in lines:
+            if len(line) > MAX_LINE_BYTES:
+                continue
+            try:
+                progress = sanitise(json.loads(line))
+            except ValueError:
+                continue
+            if progress is not None:
+                self._report(progress)
+
+
+def progress_streams(job: HarnessJob, read_fd: int) -> dict[int, Callable[[bytes], None]]:
+    """run_supervised's stream_fds for a job: its progress pipe, fed to job.on_progress when set."""
+    if job.on_progress is None:
+        return {read_fd: lambda _chunk: None}  # still drained, so the harness never blocks on a full pipe
+    return {read_fd: ProgressReader(job.on_progress).feed}

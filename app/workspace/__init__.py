@@ -1,0 +1,1 @@
+"""The candidate workspace: drafts and their snapshots, hints taken, and what the editor reports."""

@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 from app.engine.gpt_v1.bundle import engine_fingerprint
 from app.engine.package import ScenarioPackage
 from app.engine.validator import ValidationReport
-from app.grading.job import Runner
+from app.sandbox.job import Runner
 from app.scenarios.models import ScenarioVersion
 
 log = logging.getLogger(__name__)

@@ -1,26 +1,78 @@
-"""The seccomp denylist: well-formed, and effective inside the sandbox."""
+"""The seccomp filters: compiled by libseccomp, and effective on a real process and inside the sandbox."""
 
 from __future__ import annotations
 
 import platform
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from app.sandbox.bwrap_runner import BwrapRunner
-from app.sandbox.seccomp import DENIED_SYSCALLS, denylist_program
+from app.sandbox.seccomp import denylist_program, no_fork_program
 
 from .helpers import job_for
 
-x86_64_only = pytest.mark.skipif(platform.machine() != "x86_64", reason="the denylist is x86_64 only")
+x86_64_only = pytest.mark.skipif(platform.machine() != "x86_64", reason="syscall numbers below are x86_64's")
+
+
+@pytest.mark.parametrize("build", [denylist_program, no_fork_program])
+def test_programs_come_from_libseccomp_as_whole_small_instructions(build: object) -> None:
+    program = build()  # type: ignore[operator]
+    assert program is not None, "libseccomp (apt package libseccomp2) or pyseccomp is missing"
+    assert len(program) % 8 == 0 and 0 < len(program) // 8 < 4096  # the kernel's BPF_MAXINSNS
+
+
+# Loads a program (bytes on stdin) into this process the way the launcher does, then runs CODE.
+LOADER = """
+import ctypes, sys
+program = sys.stdin.buffer.read()
+libc = ctypes.CDLL(None, use_errno=True)
+class Prog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+buf = ctypes.create_string_buffer(program, len(program))
+prog = Prog(len(program) // 8, ctypes.cast(buf, ctypes.c_void_p))
+assert libc.prctl(38, 1, 0, 0, 0) == 0  # PR_SET_NO_NEW_PRIVS
+assert libc.prctl(22, 2, ctypes.byref(prog), 0, 0) == 0  # PR_SET_SECCOMP, SECCOMP_MODE_FILTER
+"""
+
+
+def _filtered(program: bytes, code: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", LOADER + code], input=program.decode("latin-1"),
+                          capture_output=True, text=True, encoding="latin-1", timeout=60)
+
+
+def test_no_fork_filter_allows_threads_and_refuses_processes() -> None:
+    program = no_fork_program()
+    assert program is not None
+    code = """
+import os, threading
+box = []
+t = threading.Thread(target=lambda: box.append(1)); t.start(); t.join()
+try:
+    os.fork()
+    print("forked")
+except OSError as exc:
+    print("refused", exc.errno, box)
+"""
+    done = _filtered(program, code)
+    assert done.stdout.strip() == "refused 1 [1]", done.stderr
 
 
 @x86_64_only
-def test_denylist_program_is_whole_instructions_and_small() -> None:
+def test_denylist_kills_a_process_that_uses_the_x32_abi() -> None:
     program = denylist_program()
-    assert program is not None and len(program) % 8 == 0
-    assert len(program) // 8 == len(DENIED_SYSCALLS) + 10  # header, one check per call, two returns
-    assert len(program) // 8 < 4096  # the kernel's BPF_MAXINSNS
+    assert program is not None
+    code = """
+libc.syscall.restype = ctypes.c_long
+print("before", flush=True)
+libc.syscall(0x40000000 | 39)  # x32 getpid
+print("survived")
+"""
+    done = _filtered(program, code)
+    assert done.stdout.strip() == "before"
+    assert done.returncode == -31  # SIGSYS
 
 
 CALLS = """

@@ -1,16 +1,19 @@
 """Every model, imported once so Base.metadata is complete (Alembic and tests use this)."""
 
 from app.attempts.models import Attempt
+from app.audit.models import AuditEvent
 from app.auth.models import EndedSession
 from app.coaching.models import CoachingTip
 from app.core.db import Base
 from app.interviews.models import Interview, Review
+from app.scenarios.job_models import JobTask, ScenarioJob
 from app.scenarios.models import Scenario, ScenarioVersion
 from app.site.models import SiteSetting
 from app.users.models import ApiToken, User
 from app.workspace.models import Draft, DraftSnapshot, HintReveal, WorkspaceEvent
 
 __all__ = [
-    "ApiToken", "Attempt", "Base", "CoachingTip", "Draft", "DraftSnapshot", "EndedSession", "HintReveal",
-    "Interview", "Review", "Scenario", "ScenarioVersion", "SiteSetting", "User", "WorkspaceEvent",
+    "ApiToken", "Attempt", "AuditEvent", "Base", "CoachingTip", "Draft", "DraftSnapshot", "EndedSession", "HintReveal",
+    "Interview", "JobTask", "Review", "Scenario", "ScenarioJob", "ScenarioVersion", "SiteSetting", "User",
+    "WorkspaceEvent",
 ]

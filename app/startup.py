@@ -24,13 +24,15 @@ def on_start(app: FastAPI) -> None:
     from app.core.settings import get_settings
 
     settings = get_settings()
-    if settings.warm_references and not settings.broker_url:
-        from app.scenarios import reference
+    if settings.warm_references:
+        # Validation jobs on the grading workers, dispatched below; the reports are stored in the
+        # version rows, so this happens once per engine version, not once per start.
+        from app.scenarios.validation import validate_missing_references
 
         with new_session() as session:
-            pending = reference.missing_references(session=session, versions=versions)
-        # Stored in the version rows, so this happens once per engine version, not once per start.
-        reference.start_computing(pending)
+            queued = validate_missing_references(session=session, versions=versions)
+            session.commit()
+        log.info("reference validation queued for %d scenario version(s)", queued)
 
     from app.dispatch import dispatcher
 

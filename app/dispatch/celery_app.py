@@ -14,6 +14,7 @@ from celery import Celery
 from app.core.settings import get_settings
 
 TASK_NAME = "dojo.grade_attempt"
+JOB_TASK_NAME = "dojo.run_job_task"  # one validation or rejudge run of a scenario job
 # The queue name can be changed per deployment (and per test run, so runs never share a queue).
 QUEUE_ENV = "DOJO_QUEUE"
 DEFAULT_QUEUE = "dojo-grading"
@@ -57,3 +58,8 @@ def get_celery() -> Celery:
 def send_grade(attempt_id: int) -> None:
     """Put one grading job on the broker queue."""
     get_celery().send_task(TASK_NAME, args=[attempt_id], queue=queue_name())
+
+
+def send_job_task(task_id: int) -> None:
+    """Put one scenario-job task (validation or rejudge run) on the broker queue."""
+    get_celery().send_task(JOB_TASK_NAME, args=[task_id], queue=queue_name())

@@ -16,7 +16,8 @@ from celery.exceptions import SoftTimeLimitExceeded
 from celery.signals import worker_process_init, worker_ready, worker_shutdown
 
 from app.core.settings import get_settings
-from app.dispatch.celery_app import TASK_NAME, get_celery, queue_name
+from app.dispatch import job_tasks
+from app.dispatch.celery_app import JOB_TASK_NAME, TASK_NAME, get_celery, queue_name
 from app.dispatch.grading import GradeOutcome, grade
 from app.dispatch.jobs import grade_attempt
 
@@ -42,6 +43,12 @@ def grade_attempt_task(attempt_id: int) -> str:
     return grade_attempt(attempt_id, worker_prefix="celery", grader=grade_within_time_limit)
 
 
+@celery.task(name=JOB_TASK_NAME)
+def run_job_task(task_id: int) -> str:
+    """Run one validation or rejudge task; duplicates are skipped by the task row's claim."""
+    return job_tasks.run_job_task(task_id, worker_prefix="celery")
+
+
 @worker_process_init.connect
 def _fresh_connections_in_child(**_kwargs: object) -> None:
     # A forked pool process must not reuse the parent's database connections.
@@ -52,8 +59,8 @@ def _fresh_connections_in_child(**_kwargs: object) -> None:
 
 @worker_ready.connect
 def _start_sweeper(**_kwargs: object) -> None:
-    from app.dispatch import recovery
-    from app.dispatch.celery_app import send_grade
+    from app.dispatch import recovery, task_recovery
+    from app.dispatch.celery_app import send_grade, send_job_task
 
     settings = get_settings()
     every = max(0.5, min(settings.heartbeat_seconds, settings.stale_after_seconds / 2))
@@ -62,6 +69,7 @@ def _start_sweeper(**_kwargs: object) -> None:
         while not _sweeper_stop.wait(every):
             try:
                 recovery.sweep_stale(enqueue=send_grade)
+                task_recovery.sweep_stale(enqueue=send_job_task)
             except Exception:
                 log.exception("stale-attempt sweep failed")
 

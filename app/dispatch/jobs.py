@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from sqlalchemy.orm import Session
+
 import app.models  # noqa: F401  (every table, so foreign keys resolve in a worker process)
 from app.attempts.models import Attempt
 from app.core.db import new_session
@@ -52,7 +54,8 @@ def grade_attempt(attempt_id: int, *, worker_prefix: str = "worker", grader: Gra
         session.rollback()  # release the read snapshot before the long grading
 
     log.info("attempt %s: grading (try %s, %s)", attempt_id, claim.tries, token)
-    with _heartbeat(claim, settings.heartbeat_seconds):
+    with heartbeat(lambda session: claims.beat(session=session, claim=claim), settings.heartbeat_seconds,
+                   f"heartbeat-{attempt_id}"):
         try:
             outcome = (grader or grade)(content=content, files=files, kind=kind, hints_used=hints,
                                         version_id=version_id, reference=reference,
@@ -79,21 +82,21 @@ def grade_attempt(attempt_id: int, *, worker_prefix: str = "worker", grader: Gra
 
 
 @contextmanager
-def _heartbeat(claim: claims.Claim, every_seconds: float) -> Iterator[None]:
-    """Beat in a background thread for as long as the block runs."""
+def heartbeat(beat: Callable[[Session], bool], every_seconds: float, name: str) -> Iterator[None]:
+    """Call beat(session) in a background thread for as long as the block runs; stop when it says False."""
     stop = threading.Event()
 
     def loop() -> None:
         while not stop.wait(every_seconds):
             try:
                 with new_session() as session:
-                    if not claims.beat(session=session, claim=claim):
-                        log.warning("attempt %s: heartbeat refused, claim lost", claim.attempt_id)
+                    if not beat(session):
+                        log.warning("%s: heartbeat refused, claim lost", name)
                         return
             except Exception:  # a database hiccup must not kill the grading; the next beat retries
-                log.exception("attempt %s: heartbeat failed", claim.attempt_id)
+                log.exception("%s: heartbeat failed", name)
 
-    thread = threading.Thread(target=loop, name=f"heartbeat-{claim.attempt_id}", daemon=True)
+    thread = threading.Thread(target=loop, name=name, daemon=True)
     thread.start()
     try:
         yield

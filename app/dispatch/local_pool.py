@@ -6,6 +6,7 @@ pool's size (one per core by default) bounds how many sandboxes run at once.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import queue
@@ -13,12 +14,13 @@ import threading
 from collections.abc import Callable
 
 from app.core.settings import get_settings
-from app.dispatch import recovery
+from app.dispatch import recovery, task_recovery
 from app.dispatch.jobs import grade_attempt
 
 log = logging.getLogger(__name__)
 
-_STOP = -1
+# Candidates wait on gradings; validation and rejudge runs are background work and yield to them.
+GRADING_PRIORITY, BACKGROUND_PRIORITY, STOP_PRIORITY = 1, 2, 0
 
 
 def default_concurrency() -> int:
@@ -28,24 +30,35 @@ def default_concurrency() -> int:
 
 
 class LocalPool:
-    """N grading threads fed from an in-memory queue, plus a sweeper for stale attempts."""
+    """N grading threads fed from an in-memory priority queue, plus a sweeper for stale attempts and tasks."""
 
     def __init__(self, *, concurrency: int | None = None, job: Callable[[int], object] | None = None) -> None:
         self.concurrency = concurrency or default_concurrency()
         self._job = job or (lambda attempt_id: grade_attempt(attempt_id, worker_prefix="local"))
-        self._queue: queue.Queue[int] = queue.Queue()
-        self._pending: set[int] = set()
+        # (priority, sequence, key, work): gradings first, then first come first served.
+        self._queue: queue.PriorityQueue[tuple[int, int, str, Callable[[], object] | None]] = queue.PriorityQueue()
+        self._sequence = itertools.count()
+        self._pending: set[str] = set()
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
 
     def enqueue(self, attempt_id: int) -> None:
         """Queue an attempt once; an id already waiting is not queued again."""
+        self._submit(f"attempt:{attempt_id}", lambda: self._job(attempt_id), GRADING_PRIORITY)
+
+    def enqueue_task(self, task_id: int) -> None:
+        """Queue a scenario-job task (a validation or rejudge run) behind waiting gradings."""
+        from app.dispatch.job_tasks import run_job_task
+
+        self._submit(f"task:{task_id}", lambda: run_job_task(task_id, worker_prefix="local"), BACKGROUND_PRIORITY)
+
+    def _submit(self, key: str, work: Callable[[], object], priority: int) -> None:
         with self._lock:
-            if attempt_id in self._pending:
+            if key in self._pending:
                 return
-            self._pending.add(attempt_id)
-        self._queue.put(attempt_id)
+            self._pending.add(key)
+        self._queue.put((priority, next(self._sequence), key, work))
 
     def start(self) -> None:
         """Start the grading threads and the stale-attempt sweeper, then recover lost work."""
@@ -57,13 +70,14 @@ class LocalPool:
         sweeper.start()
         self._threads.append(sweeper)
         recovery.recover_on_start(enqueue=self.enqueue)
+        task_recovery.recover_on_start(enqueue=self.enqueue_task)
         log.info("local grading pool started with %d worker(s)", self.concurrency)
 
     def stop(self, timeout: float = 10.0) -> None:
         """Stop taking work; gradings still running after the timeout are recovered on next start."""
         self._stop.set()
         for _ in range(self.concurrency):
-            self._queue.put(_STOP)
+            self._queue.put((STOP_PRIORITY, next(self._sequence), "stop", None))
         for thread in self._threads:
             thread.join(timeout=timeout / max(1, len(self._threads)))
 
@@ -74,16 +88,16 @@ class LocalPool:
 
     def _work(self) -> None:
         while not self._stop.is_set():
-            attempt_id = self._queue.get()
-            if attempt_id == _STOP:
+            _priority, _n, key, work = self._queue.get()
+            if work is None:
                 return
             try:
-                self._job(attempt_id)
+                work()
             except Exception:  # one broken job must not take a pool thread down
-                log.exception("attempt %s: job failed", attempt_id)
+                log.exception("%s: job failed", key)
             finally:
                 with self._lock:
-                    self._pending.discard(attempt_id)
+                    self._pending.discard(key)
 
     def _sweep(self) -> None:
         settings = get_settings()
@@ -91,5 +105,6 @@ class LocalPool:
         while not self._stop.wait(every):
             try:
                 recovery.sweep_stale(enqueue=self.enqueue)
+                task_recovery.sweep_stale(enqueue=self.enqueue_task)
             except Exception:
                 log.exception("stale-attempt sweep failed")

@@ -14,7 +14,7 @@ from app.engine.gpt_v1.checks import SPECS, run_checks
 from app.engine.kinds import BUG_KINDS
 from app.engine.package import ScenarioPackage
 from app.grading.harness_run import outcome_error, run_harness
-from app.sandbox.job import Runner
+from app.sandbox.job import HarnessOutcome, Runner
 
 MAX_PAIR_RUNS = 4
 # Tiny-run tests measure the whole model at once; two bugs often shift them in opposite directions,
@@ -75,20 +75,34 @@ def _comparable(result: dict[str, Any]) -> str:
     return json.dumps(probes, sort_keys=True)
 
 
+def planned_runs(package: ScenarioPackage) -> dict[str, dict[str, str]]:
+    """Name -> files of every run validation needs first: the solution twice, the starter, each mutant."""
+    runs: dict[str, dict[str, str]] = {"solution": package.solution_files, "solution-again": package.solution_files,
+                                       "starter": package.starter_files}
+    for bug in package.bugs:
+        runs[f"bug:{bug.id}"] = package.mutant_files(bug.id)
+    return runs
+
+
 def validate_package(*, package: ScenarioPackage, runner: Runner, workers: int = 2) -> ValidationReport:
     """Run solution (twice), starter and every single-bug mutant; build the bug -> test matrix."""
-    pkg = package
+    runs = planned_runs(package)
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = {name: pool.submit(run_harness, package=package, files=files, runner=runner)
+                   for name, files in runs.items()}
+        outcomes = {name: f.result() for name, f in futures.items()}
+    report = report_from_outcomes(package, outcomes)
+    pairs = masking_pairs(package, report)
+    add_masking(package, report, {pair: run_harness(package=package, files=pair_files(package, *pair), runner=runner)
+                         for pair in pairs})
+    return report
+
+
+def report_from_outcomes(pkg: ScenarioPackage, outcomes: dict[str, HarnessOutcome]) -> ValidationReport:
+    """The report (masking pairs aside) from the outcomes of planned_runs()."""
     report = ValidationReport(slug=pkg.slug, version=pkg.version, content_hash=pkg.content_hash,
                               engine=engine_fingerprint())
     _check_static(pkg, report)
-    jobs: dict[str, dict[str, str]] = {"solution": pkg.solution_files, "solution-again": pkg.solution_files,
-                                       "starter": pkg.starter_files}
-    for bug in pkg.bugs:
-        jobs[f"bug:{bug.id}"] = pkg.mutant_files(bug.id)
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = {name: pool.submit(run_harness, package=pkg, files=files, runner=runner)
-                   for name, files in jobs.items()}
-        outcomes = {name: f.result() for name, f in futures.items()}
     err = outcome_error(outcomes["solution"])
     if err:
         report.problem(f"the solution does not run: {err['kind']}: {err['message']}")
@@ -124,7 +138,7 @@ def validate_package(*, package: ScenarioPackage, runner: Runner, workers: int =
         if not hidden:
             report.problem(f"bug {bug.id}: no hidden test detects it (its mutant passes every hidden test)")
     if not starter_err:
-        _check_masking(pkg, report, runner, ref)
+        _check_masked_by_starter(report)
     return report
 
 
@@ -140,25 +154,41 @@ def _check_static(pkg: ScenarioPackage, report: ValidationReport) -> None:
         report.problem("the starter is identical to the solution")
 
 
-def _check_masking(pkg: ScenarioPackage, report: ValidationReport, runner: Runner, ref: dict[str, Any]) -> None:
-    """A test a single mutant fails but the full starter passes is masked by another bug; find the pair."""
+def _check_masked_by_starter(report: ValidationReport) -> None:
+    """A bug whose every detecting test passes in the full starter is hidden by another bug."""
     starter = set(report.starter_failing)
-    suspects = []
     for entry in report.bugs:
-        masked = [t for t in entry["detected_by"] if t not in starter and t not in AGGREGATE_TESTS]
         if entry["detected_by"] and not set(entry["detected_by"]) & starter:
             report.problem(f"bug {entry['id']}: the full starter passes every test that detects it "
                            "(another bug masks it)")
-        if masked:
-            suspects.append(entry["id"])
-    pairs = [p for p in combinations([b.id for b in pkg.bugs], 2) if set(p) & set(suspects)][:MAX_PAIR_RUNS]
-    for a, b in pairs:
-        files = apply_edits(pkg.mutant_files(a), list(pkg.bug(b).edits), where=f"bugs[{b}]")
-        outcome = run_harness(package=pkg, files=files, runner=runner)
+
+
+def masking_pairs(pkg: ScenarioPackage, report: ValidationReport) -> list[tuple[str, str]]:
+    """Pairs of bugs worth running together: a test a single mutant fails but the full starter passes
+    is masked by another bug (report.reference None or a starter that did not run: no pairs)."""
+    if report.reference is None or not report.starter_failing:
+        return []
+    starter = set(report.starter_failing)
+    suspects = [e["id"] for e in report.bugs
+                if [t for t in e["detected_by"] if t not in starter and t not in AGGREGATE_TESTS]]
+    return [p for p in combinations([b.id for b in pkg.bugs], 2) if set(p) & set(suspects)][:MAX_PAIR_RUNS]
+
+
+def pair_files(pkg: ScenarioPackage, a: str, b: str) -> dict[str, str]:
+    """The solution with bugs a and b planted."""
+    return apply_edits(pkg.mutant_files(a), list(pkg.bug(b).edits), where=f"bugs[{b}]")
+
+
+def add_masking(pkg: ScenarioPackage, report: ValidationReport,
+                outcomes: dict[tuple[str, str], HarnessOutcome]) -> None:
+    """Record each pair whose two bugs together pass a test both fail alone (or fail nothing)."""
+    ref = report.reference or {}
+    det = {e["id"]: set(e["detected_by"]) for e in report.bugs}
+    files = pkg.files
+    for (a, b), outcome in outcomes.items():
         if outcome_error(outcome):
             continue
-        failing = set(_failing(outcome.result or {}, ref, pkg.files))
-        det = {e["id"]: set(e["detected_by"]) for e in report.bugs}
+        failing = set(_failing(outcome.result or {}, ref, files))
         hidden = sorted((det[a] & det[b]) - failing)
         if hidden or not failing:
             report.masking.append({"bugs": [a, b], "tests_passing_together": hidden,

@@ -45,8 +45,9 @@ class ScenarioVersion(Base):
     published_at: Mapped[datetime | None]
 
 
-# A version's package is what stored attempts were graded against; changing it would silently
-# change their meaning. Status, validation and reference may still be filled in later.
+# A published version's package is what stored attempts were graded against; changing it would
+# silently change their meaning. Drafts (no attempts yet) are edited in place until they publish;
+# status, validation and reference may still be filled in later.
 FROZEN_VERSION_FIELDS = ("scenario_id", "version", "content", "content_hash")
 
 
@@ -57,6 +58,9 @@ class ImmutableVersionError(ValueError):
 @event.listens_for(ScenarioVersion, "before_update")
 def _refuse_changed_package(_mapper: Any, _connection: Any, target: ScenarioVersion) -> None:
     state = inspect(target)
+    status = state.attrs["status"].history
+    if (status.deleted or status.unchanged or [target.status])[0] == "draft":
+        return
     changed = [name for name in FROZEN_VERSION_FIELDS if state.attrs[name].history.has_changes()]
     if changed:
         raise ImmutableVersionError(

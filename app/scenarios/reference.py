@@ -8,7 +8,6 @@ or checks changed) is recomputed once and written back.
 from __future__ import annotations
 
 import logging
-import threading
 from typing import Any
 
 from sqlalchemy import update
@@ -92,22 +91,3 @@ def missing_references(*, session: Session, versions: list[ScenarioVersion]) -> 
         if current_report(version.reference, package) is None:
             out.append((version.id, version.content))
     return out
-
-
-def compute_references(pending: list[tuple[int, dict[str, Any]]]) -> None:
-    """Compute and store each reference in turn; errors are only logged (the server keeps serving)."""
-    from app.sandbox import get_runner
-
-    for version_id, content in pending:
-        try:
-            package = ScenarioPackage.from_dict(content)
-            ensure_version_reference(version_id=version_id, package=package, runner=get_runner())
-        except Exception:  # a broken package or a missing sandbox must not stop the server
-            log.exception("could not compute the reference of scenario version %s", version_id)
-
-
-def start_computing(pending: list[tuple[int, dict[str, Any]]]) -> threading.Thread:
-    """compute_references in a daemon thread, so the server answers at once."""
-    thread = threading.Thread(target=compute_references, args=(pending,), name="reference-warmup", daemon=True)
-    thread.start()
-    return thread

@@ -1,0 +1,1 @@
+"""Who did what to scenarios and users, and when."""

@@ -1,0 +1,102 @@
+"""The job function for scenario-job tasks (validation runs, rejudge gradings), on any grading worker.
+
+Like grade_attempt: claim the task row, heartbeat while the sandbox runs, store the outcome only while
+the claim holds, and count it towards the job (the last task of a phase closes it).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import app.models  # noqa: F401  (every table, so foreign keys resolve in a worker process)
+from app.attempts.models import Attempt
+from app.core.db import new_session
+from app.core.settings import get_settings
+from app.dispatch import task_claims
+from app.dispatch.claims import new_claim_token
+from app.dispatch.jobs import heartbeat
+from app.scenarios.job_models import JobTask, ScenarioJob
+from app.scenarios.models import ScenarioVersion
+
+log = logging.getLogger(__name__)
+
+
+def run_job_task(task_id: int, *, worker_prefix: str = "worker") -> str:
+    """Claim, run and store one task; returns what happened (done, skipped, lost)."""
+    from app.scenarios import jobs
+
+    settings = get_settings()
+    with new_session() as session:
+        claim = task_claims.claim(session=session, task_id=task_id, token=new_claim_token(worker_prefix),
+                                  stale_after_seconds=settings.stale_after_seconds)
+        if claim is None:
+            return "skipped"
+        task = session.get(JobTask, task_id)
+        assert task is not None
+        job = session.get(ScenarioJob, task.job_id)
+        assert job is not None
+        job_id, kind, package, name, attempt_id = job.id, job.kind, job.package, task.name, task.attempt_id
+        version_id = job.scenario_version_id
+        session.rollback()
+        task_claims.mark_job_running(session=session, job_id=job_id)
+
+    with heartbeat(lambda session: task_claims.beat(session=session, claim=claim), settings.heartbeat_seconds,
+                   f"task-heartbeat-{task_id}"):
+        try:
+            outcome = _execute(kind=kind, package=package, name=name, attempt_id=attempt_id, version_id=version_id)
+        except Exception as exc:  # recorded on the task; validation reports it as a run that failed
+            log.exception("job task %s (%s) failed", task_id, name)
+            outcome = {"error_kind": "sandbox", "error_message": f"the run failed: {exc.__class__.__name__}"}
+
+    with new_session() as session:
+        if not task_claims.finish(session=session, claim=claim, outcome=outcome):
+            session.rollback()
+            log.warning("job task %s: claim lost to another worker; outcome discarded", task_id)
+            return "lost"
+        jobs.task_finished(session=session, job_id=job_id, label=_label(kind, package, name))
+        session.commit()
+    return "done"
+
+
+def _execute(*, kind: str, package: dict[str, Any], name: str, attempt_id: int | None,
+             version_id: int) -> dict[str, Any]:
+    from app.engine.package import ScenarioPackage
+    from app.sandbox import get_runner
+
+    pkg = ScenarioPackage.from_dict(package)
+    if kind == "validate":
+        from app.grading.harness_run import run_harness
+        from app.scenarios.validation import outcome_to_json, task_files
+
+        outcome = run_harness(package=pkg, files=task_files(pkg, name), runner=get_runner())
+        return outcome_to_json(outcome)
+    if attempt_id is None:  # the rejudge's first task: make the version's reference current
+        from app.scenarios.reference import ensure_version_reference
+
+        report = ensure_version_reference(version_id=version_id, package=pkg, runner=get_runner())
+        return {"reference_ready": report.reference is not None}
+    return _regrade(attempt_id=attempt_id, package=package, version_id=version_id)
+
+
+def _regrade(*, attempt_id: int, package: dict[str, Any], version_id: int) -> dict[str, Any]:
+    from app.dispatch.grading import grade
+
+    with new_session() as session:
+        attempt = session.get(Attempt, attempt_id)
+        version = session.get(ScenarioVersion, version_id)
+        if attempt is None or version is None:
+            return {"error_kind": "gone", "error_message": "the attempt no longer exists"}
+        files, kind, hints, stored = dict(attempt.files), attempt.kind, dict(attempt.hints_used), version.reference
+    outcome = grade(content=package, files=files, kind=kind, hints_used=hints, version_id=version_id,
+                    reference=stored)
+    return {"status": outcome.status, "score": outcome.score, "error": outcome.error, "result": outcome.result}
+
+
+def _label(kind: str, package: dict[str, Any], name: str) -> str:
+    if kind == "validate":
+        from app.engine.package import ScenarioPackage
+        from app.scenarios.validation import task_label
+
+        return task_label(ScenarioPackage.from_dict(package), name)
+    return "the reference" if name == "reference" else name.replace(":", " ")

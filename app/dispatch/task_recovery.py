@@ -1,0 +1,41 @@
+"""Finding scenario-job tasks that were lost: queued ones nobody runs and running ones whose worker died."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from app.core.db import new_session
+from app.core.settings import get_settings
+from app.dispatch import task_claims
+
+log = logging.getLogger(__name__)
+
+
+def sweep_stale(*, enqueue: Callable[[int], None]) -> list[int]:
+    """Send tasks whose worker stopped beating back to the queue; count crashed ones towards their job."""
+    from app.scenarios import jobs
+
+    settings = get_settings()
+    with new_session() as session:
+        requeued, crashed_jobs = task_claims.requeue_stale(
+            session=session, stale_after_seconds=settings.stale_after_seconds, max_tries=settings.max_tries)
+        for job_id in crashed_jobs:
+            jobs.task_finished(session=session, job_id=job_id, label="a run whose worker kept stopping")
+            session.commit()
+    for task_id in requeued:
+        log.warning("job task %s: worker stopped beating; dispatched again", task_id)
+        enqueue(task_id)
+    return requeued
+
+
+def recover_on_start(*, enqueue: Callable[[int], None]) -> list[int]:
+    """Dispatch every queued task and every running one whose heartbeat went stale."""
+    sweep_stale(enqueue=lambda _id: None)  # they become queued and are enqueued just below
+    with new_session() as session:
+        ids = task_claims.queued_ids(session=session)
+    for task_id in ids:
+        enqueue(task_id)
+    if ids:
+        log.info("recovery: %d queued job task(s) dispatched", len(ids))
+    return ids

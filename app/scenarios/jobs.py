@@ -1,0 +1,107 @@
+"""Scenario jobs: created with their tasks, counted as tasks finish, each phase closed by exactly one worker.
+
+A job's tasks run on any grading worker (local pool thread or Celery worker). The worker that finishes
+the last task of a phase wins a conditional UPDATE and closes the phase: validation turns the runs into
+the bug x test matrix (and may add masking-pair runs as a second phase); rejudge applies the new results.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from sqlalchemy import func, select, update
+from sqlalchemy.orm import Session
+
+from app.core.db import utcnow
+from app.dispatch import dispatcher
+from app.dispatch.claims import changed_rows
+from app.scenarios.job_models import JobTask, ScenarioJob
+from app.scenarios.models import ScenarioVersion
+
+log = logging.getLogger(__name__)
+ACTIVE = ("queued", "running", "closing")
+TaskSpec = tuple[str, int | None, dict[str, Any] | None]  # name, attempt id, previous result
+
+
+def create_job(*, session: Session, kind: str, version: ScenarioVersion, user_id: int | None,
+               tasks: list[TaskSpec]) -> ScenarioJob:
+    """A queued job with its first phase of tasks; they are dispatched when the caller commits."""
+    job = ScenarioJob(kind=kind, scenario_version_id=version.id, package=dict(version.content),
+                      created_by_id=user_id, total=0)
+    session.add(job)
+    session.flush()
+    add_tasks(session=session, job=job, phase=0, tasks=tasks)
+    return job
+
+
+def add_tasks(*, session: Session, job: ScenarioJob, phase: int, tasks: list[TaskSpec]) -> None:
+    """Add a phase's tasks to the job and dispatch each once the transaction commits."""
+    rows = [JobTask(job_id=job.id, name=name, phase=phase, attempt_id=attempt_id, previous=previous)
+            for name, attempt_id, previous in tasks]
+    session.add_all(rows)
+    job.phase = phase
+    job.total = (job.total or 0) + len(rows)
+    session.flush()
+    for row in rows:
+        dispatcher.enqueue_task_after_commit(session, row.id)
+
+
+def active_job(*, session: Session, version_id: int, kind: str) -> ScenarioJob | None:
+    """The version's unfinished job of this kind, if any."""
+    return session.scalar(select(ScenarioJob).where(
+        ScenarioJob.scenario_version_id == version_id, ScenarioJob.kind == kind, ScenarioJob.status.in_(ACTIVE)
+    ).order_by(ScenarioJob.id.desc()).limit(1))
+
+
+def latest_job(*, session: Session, version_id: int, kind: str) -> ScenarioJob | None:
+    """The version's newest job of this kind."""
+    return session.scalar(select(ScenarioJob).where(
+        ScenarioJob.scenario_version_id == version_id, ScenarioJob.kind == kind
+    ).order_by(ScenarioJob.id.desc()).limit(1))
+
+
+def task_finished(*, session: Session, job_id: int, label: str) -> None:
+    """Count a finished task (in the finishing worker's transaction); close the phase when it was the last."""
+    session.execute(update(ScenarioJob).where(ScenarioJob.id == job_id).values(
+        done=ScenarioJob.done + 1, current=label[:200]).execution_options(synchronize_session=False))
+    close_if_complete(session=session, job_id=job_id)
+
+
+def close_if_complete(*, session: Session, job_id: int) -> None:
+    """When no task of the job's phase is open, let one caller (the UPDATE decides) close the phase."""
+    job = session.get(ScenarioJob, job_id)
+    if job is None:
+        return
+    session.refresh(job)
+    still_open = session.scalar(select(func.count(JobTask.id)).where(
+        JobTask.job_id == job_id, JobTask.phase == job.phase, JobTask.status != "done"))
+    if still_open:
+        return
+    won = changed_rows(session, update(ScenarioJob).where(
+        ScenarioJob.id == job_id, ScenarioJob.phase == job.phase, ScenarioJob.status.in_(("queued", "running"))
+    ).values(status="closing"))
+    if won != 1:
+        return
+    session.refresh(job)
+    from app.scenarios import rejudge, validation
+
+    closer = validation.close_phase if job.kind == "validate" else rejudge.close_phase
+    try:
+        closer(session=session, job=job)
+    except Exception as exc:  # a broken package or result must end the job visibly, not leave it closing
+        log.exception("scenario job %s: closing phase %s failed", job_id, job.phase)
+        job.status, job.error = "failed", f"{exc.__class__.__name__}: {exc}"[:2000]
+        job.finished_at = utcnow()
+
+
+def finish_job(job: ScenarioJob, summary: dict[str, Any]) -> None:
+    """Mark the job done with its summary."""
+    job.status, job.summary, job.finished_at = "done", summary, utcnow()
+
+
+def progress(job: ScenarioJob) -> dict[str, Any]:
+    """The job as pages and the API show it."""
+    return {"id": job.id, "kind": job.kind, "status": job.status, "done": job.done, "total": job.total,
+            "current": job.current, "summary": job.summary, "error": job.error,
+            "finished": job.status in ("done", "failed")}

@@ -1,0 +1,93 @@
+"""Rejudge: grade every finished attempt of a version again, keep what it had before, show what changed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from app.attempts.models import FINISHED_STATUSES, Attempt
+from app.dispatch.claims import changed_rows
+from app.scenarios import jobs
+from app.scenarios.job_models import JobTask, ScenarioJob
+from app.scenarios.models import ScenarioVersion
+
+KIND = "rejudge"
+REFERENCE_TASK = "reference"
+
+
+class RejudgeBusy(Exception):
+    """A rejudge of this version is already running."""
+
+
+def start_rejudge(*, session: Session, version: ScenarioVersion, user_id: int | None) -> ScenarioJob:
+    """Queue a rejudge: first the version's reference is made current, then each attempt is graded."""
+    if jobs.active_job(session=session, version_id=version.id, kind=KIND) is not None:
+        raise RejudgeBusy(f"version {version.version} is already being rejudged")
+    return jobs.create_job(session=session, kind=KIND, version=version, user_id=user_id,
+                           tasks=[(REFERENCE_TASK, None, None)])
+
+
+def snapshot(attempt: Attempt) -> dict[str, Any]:
+    """The attempt's verdict before rejudging."""
+    return {"status": attempt.status, "score": attempt.score, "error": attempt.error, "result": attempt.result}
+
+
+def close_phase(*, session: Session, job: ScenarioJob) -> None:
+    """After the reference: one task per finished attempt. After those: store the new verdicts."""
+    if job.phase == 0:
+        attempts = session.scalars(select(Attempt).where(
+            Attempt.scenario_version_id == job.scenario_version_id,
+            Attempt.status.in_([s.value for s in FINISHED_STATUSES]),
+        ).order_by(Attempt.id)).all()
+        if attempts:
+            job.status = "running"
+            jobs.add_tasks(session=session, job=job, phase=1,
+                           tasks=[(f"attempt:{a.id}", a.id, snapshot(a)) for a in attempts])
+            return
+    tasks = session.scalars(select(JobTask).where(JobTask.job_id == job.id, JobTask.phase == 1)).all()
+    changed = 0
+    for task in tasks:
+        new = task.outcome or {}
+        if "status" not in new:  # the grading itself crashed: keep the old verdict
+            continue
+        changed_rows(session, update(Attempt).where(
+            Attempt.id == task.attempt_id, Attempt.status.in_([s.value for s in FINISHED_STATUSES])
+        ).values(status=new["status"], score=new.get("score"), error=new.get("error"), result=new.get("result")))
+        changed += bool(changes(task.previous or {}, new))
+    jobs.finish_job(job, {"attempts": len(tasks), "changed": changed})
+
+
+def _fixed(result: dict[str, Any] | None) -> dict[str, bool]:
+    return {str(b.get("id")): bool(b.get("fixed")) for b in ((result or {}).get("bugs") or [])}
+
+
+def _passed(result: dict[str, Any] | None) -> dict[str, bool]:
+    return {str(t.get("id")): bool(t.get("passed")) for t in ((result or {}).get("tests") or [])}
+
+
+def changes(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """Human-readable differences between two verdicts of one attempt (empty when nothing changed)."""
+    out = []
+    if old.get("status") != new.get("status"):
+        out.append(f"status {old.get('status')} → {new.get('status')}")
+    if old.get("score") != new.get("score"):
+        out.append(f"score {_num(old.get('score'))} → {_num(new.get('score'))}")
+    before, after = _fixed(old.get("result")), _fixed(new.get("result"))
+    for bug in sorted(set(before) | set(after)):
+        if before.get(bug) != after.get(bug):
+            out.append(f"bug {bug}: {_word(before.get(bug), 'fixed')} → {_word(after.get(bug), 'fixed')}")
+    before, after = _passed(old.get("result")), _passed(new.get("result"))
+    for test in sorted(set(before) | set(after)):
+        if before.get(test) != after.get(test):
+            out.append(f"test {test}: {_word(before.get(test), 'passed')} → {_word(after.get(test), 'passed')}")
+    return out
+
+
+def _num(value: Any) -> str:
+    return "—" if value is None else f"{float(value):.2f}"
+
+
+def _word(value: bool | None, yes: str) -> str:
+    return "absent" if value is None else (yes if value else f"not {yes}")

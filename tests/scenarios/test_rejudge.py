@@ -1,0 +1,57 @@
+"""Rejudge: every finished attempt of a version is graded again; the old verdict is kept and the change shown."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from dispatch.conftest import app_db  # noqa: F401
+
+from app.attempts.models import Attempt
+from app.core.db import new_session
+from app.scenarios import rejudge
+from app.scenarios.job_models import JobTask
+from app.scenarios.models import ScenarioVersion
+from app.users.service import create_user
+from scenarios.jobs_support import run_queued_tasks, tiny_draft, wait_job
+
+OLD_RESULT = {"status": "failed", "tests": [{"id": "loss.init-scale", "passed": False}],
+              "bugs": [{"id": "pos-not-added", "fixed": False}, {"id": "softmax-before-loss", "fixed": False}]}
+
+
+@pytest.mark.bwrap
+def test_rejudge_regrades_each_attempt_and_keeps_the_old_verdict(app_db: None) -> None:  # noqa: F811
+    # A scenario of its own: rejudge takes every attempt of the version, and other tests grade the shared tiny one.
+    version_id = tiny_draft()
+    with new_session() as session:
+        version = session.get(ScenarioVersion, version_id)
+        version.status = "published"
+        user = create_user(session=session, email=f"rj-{uuid.uuid4().hex[:8]}@example.com", password=None,
+                           role="candidate")
+        # Graded wrongly by an older engine: the solution's files were judged failed.
+        attempt = Attempt(user_id=user.id, scenario_version_id=version.id, kind="submit", status="failed",
+                          score=0.0, files=dict(version.content["solution_files"]), result=OLD_RESULT)
+        session.add(attempt)
+        session.commit()
+        attempt_id = attempt.id
+        job_id = rejudge.start_rejudge(session=session, version=session.get(ScenarioVersion, version_id),
+                                       user_id=user.id).id
+        session.commit()
+
+    run_queued_tasks(job_id)
+    job = wait_job(job_id, timeout=5)
+    assert job.status == "done", job.error
+    assert job.summary["changed"] >= 1 and job.summary["attempts"] >= 1
+    with new_session() as session:
+        attempt = session.get(Attempt, attempt_id)
+        assert (attempt.status, attempt.score) == ("passed", 1.0)
+        task = session.query(JobTask).filter_by(job_id=job_id, attempt_id=attempt_id).one()
+    assert task.previous["status"] == "failed" and task.previous["result"] == OLD_RESULT
+    shown = rejudge.changes(task.previous, task.outcome)
+    assert "status failed → passed" in shown and "score 0.00 → 1.00" in shown
+    assert "bug pos-not-added: not fixed → fixed" in shown
+
+
+def test_changes_is_empty_when_nothing_changed() -> None:
+    same = {"status": "passed", "score": 1.0, "result": {"bugs": [{"id": "a", "fixed": True}], "tests": []}}
+    assert rejudge.changes(same, dict(same)) == []

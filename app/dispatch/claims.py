@@ -39,11 +39,15 @@ class Claim:
     tries: int
 
 
-def changed_rows(session: Session, statement: Update) -> int:
+def _changed(session: Session, statement: Update) -> int:
     """Run an UPDATE and return how many rows it changed."""
     # The rows are changed in SQL only; nothing in the session needs to follow.
     result = session.execute(statement.execution_options(synchronize_session=False))
     return cast(CursorResult[Any], result).rowcount
+
+
+# Task claims and scenario jobs share the same conditional-UPDATE helper.
+changed_rows = _changed
 
 
 def _stale_cutoff(stale_after_seconds: float) -> Any:
@@ -64,7 +68,7 @@ def claim(*, session: Session, attempt_id: int, token: str, stale_after_seconds:
     An attempt that already used up max_tries (each try ended with its worker dying) is closed
     as an error of kind "crash" here instead of being graded again.
     """
-    give_up = changed_rows(
+    give_up = _changed(
         session,
         update(Attempt)
         .where(Attempt.id == attempt_id, _claimable(stale_after_seconds), Attempt.tries >= max_tries)
@@ -74,7 +78,7 @@ def claim(*, session: Session, attempt_id: int, token: str, stale_after_seconds:
         session.commit()
         return None
     now = utcnow()
-    taken = changed_rows(
+    taken = _changed(
         session,
         update(Attempt)
         .where(Attempt.id == attempt_id, _claimable(stale_after_seconds))
@@ -95,12 +99,12 @@ def _crash_error(tries: int) -> dict[str, str]:
 
 def lock_for_write(*, session: Session, attempt_id: int) -> None:
     """Start a write transaction on the attempt (before reading, for SQLite's sake; see requeue_stale)."""
-    changed_rows(session, update(Attempt).where(Attempt.id == attempt_id).values(heartbeat_at=Attempt.heartbeat_at))
+    _changed(session, update(Attempt).where(Attempt.id == attempt_id).values(heartbeat_at=Attempt.heartbeat_at))
 
 
 def beat(*, session: Session, claim: Claim) -> bool:
     """Refresh the heartbeat; False when the claim was lost (another worker took the attempt over)."""
-    done = changed_rows(
+    done = _changed(
         session,
         update(Attempt)
         .where(Attempt.id == claim.attempt_id, Attempt.worker_id == claim.token, Attempt.status == RUNNING)
@@ -143,7 +147,7 @@ def finish(
     score: float | None,
 ) -> bool:
     """Store the outcome if we still hold the claim; False means another worker owns it now."""
-    done = changed_rows(
+    done = _changed(
         session,
         update(Attempt)
         .where(Attempt.id == claim.attempt_id, Attempt.worker_id == claim.token, Attempt.status == RUNNING)
@@ -170,13 +174,13 @@ def requeue_stale(*, session: Session, stale_after_seconds: float, max_tries: in
     requeued = []
     for attempt_id in ids:
         condition = (Attempt.id == attempt_id, Attempt.status == RUNNING, Attempt.heartbeat_at < stale)
-        crashed = changed_rows(
+        crashed = _changed(
             session,
             update(Attempt)
             .where(*condition, Attempt.tries >= max_tries)
             .values(status=ERROR, error=_crash_error(max_tries), finished_at=utcnow(), worker_id=None),
         )
-        back = 0 if crashed else changed_rows(
+        back = 0 if crashed else _changed(
             session, update(Attempt).where(*condition).values(status=QUEUED, worker_id=None)
         )
         session.commit()

@@ -107,6 +107,18 @@ def _validate(args: argparse.Namespace) -> int:
     return _needs_sandbox(lambda: validate_command(args.target, as_json=args.json))
 
 
+def _import(args: argparse.Namespace) -> int:
+    from app.scenarios.commands import import_command
+
+    return _needs_sandbox(lambda: import_command(args.path, publish=args.publish))
+
+
+def _export(args: argparse.Namespace) -> int:
+    from app.scenarios.commands import export_command
+
+    return export_command(args.slug, number=args.version, target=args.output)
+
+
 def _grade(args: argparse.Namespace) -> int:
     from app.grading.commands import grade_command
 
@@ -157,6 +169,15 @@ def build_parser() -> argparse.ArgumentParser:
     validate.add_argument("target", nargs="?", help="slug of a built-in or path to a package (default: all)")
     validate.add_argument("--json", action="store_true")
     validate.set_defaults(func=_validate)
+    importer = scen_sub.add_parser("import", help="store a package directory or zip as a draft version")
+    importer.add_argument("path")
+    importer.add_argument("--publish", action="store_true", help="validate it now and publish it if valid")
+    importer.set_defaults(func=_import)
+    exporter = scen_sub.add_parser("export", help="write a scenario version's package as a zip")
+    exporter.add_argument("slug")
+    exporter.add_argument("--version", type=int, default=None, help="version number (default: the newest)")
+    exporter.add_argument("-o", "--output", required=True, help="the zip file to write")
+    exporter.set_defaults(func=_export)
 
     grade = sub.add_parser("grade", help="grade a directory of candidate files in the sandbox")
     grade.add_argument("scenario", help="slug of a built-in or path to a package")

@@ -10,15 +10,18 @@ def include_all(app: FastAPI) -> None:
     # Domains add their routers here as they land (one import and one include each).
     from app.attempts import api as attempts_api
     from app.auth import api as auth_api
+    from app.scenarios import admin_api as scenarios_admin_api
     from app.scenarios import api as scenarios_api
     from app.web import account as web_account
     from app.web import admin as web_admin
+    from app.web import admin_audit as web_admin_audit
     from app.web import candidate as web_candidate
     from app.web import interviewer as web_interviewer
     from app.web import invite as web_invite
     from app.web import system as web_system
 
     app.include_router(scenarios_api.router)
+    app.include_router(scenarios_admin_api.router)
     app.include_router(attempts_api.router)
     app.include_router(auth_api.router)
     app.include_router(web_system.router)
@@ -26,4 +29,5 @@ def include_all(app: FastAPI) -> None:
     app.include_router(web_candidate.router)
     app.include_router(web_interviewer.router)
     app.include_router(web_admin.router)
+    app.include_router(web_admin_audit.router)
     app.include_router(web_invite.router)

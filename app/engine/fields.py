@@ -21,6 +21,17 @@ def bug_line(raw: str, index: int) -> int | None:
     return None
 
 
+def key_line(raw: str, key: str) -> int | None:
+    """Line number (1-based) of a top-level `key = ...` (before the first table header)."""
+    pattern = re.compile(rf"^\s*{re.escape(key)}\s*=")
+    for number, line in enumerate(raw.splitlines(), start=1):
+        if line.lstrip().startswith("["):
+            return None
+        if pattern.match(line):
+            return number
+    return None
+
+
 class TomlFields:
     """Reads and checks one TOML table; `prefix` is its path (e.g. 'bugs[2]') for messages."""
 
@@ -28,7 +39,8 @@ class TomlFields:
         self.table, self.raw, self.prefix, self.line = table, raw, prefix, line
 
     def _fail(self, key: str, problem: str) -> PackageError:
-        where = f"scenario.toml:{self.line}" if self.line else "scenario.toml"
+        line = self.line or (None if self.prefix else key_line(self.raw, key))
+        where = f"scenario.toml:{line}" if line else "scenario.toml"
         path = f"{self.prefix}.{key}" if self.prefix else key
         return PackageError(f"{where}: {path}: {problem}")
 

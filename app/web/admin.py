@@ -8,6 +8,7 @@ from fastapi import APIRouter, Form, HTTPException, Request
 from sqlalchemy import func, select
 from starlette.responses import RedirectResponse, Response
 
+from app.audit import service as audit
 from app.auth.deps import AdminUser, SessionDep
 from app.scenarios.models import Scenario, ScenarioVersion
 from app.users import service as users_service
@@ -49,6 +50,8 @@ def create_user(
     """Add an account with a first password the admin passes on (there is no email delivery)."""
     try:
         created = users_service.create_user(session=session, email=email, password=password, role=role)
+        audit.record(session=session, actor=user, action="user.created", target=f"user {created.email}",
+                     role=created.role)
     except users_service.UserError as exc:
         session.rollback()
         failed: dict[str, object] = {
@@ -87,6 +90,8 @@ def set_active(
     target = _target(session, user_id)
     try:
         users_service.set_active(session=session, user=target, actor=user, active=active)
+        audit.record(session=session, actor=user, action="user.activated" if active else "user.deactivated",
+                     target=f"user {target.email}")
     except users_service.UserError as exc:
         session.rollback()
         return _after_change(request, target, str(exc), session)
@@ -101,7 +106,10 @@ def set_role(
     """Change an account's role."""
     target = _target(session, user_id)
     try:
+        previous = target.role
         users_service.set_role(session=session, user=target, actor=user, role=role)
+        audit.record(session=session, actor=user, action="user.role_changed", target=f"user {target.email}",
+                     previous=previous, role=role)
     except users_service.UserError as exc:
         session.rollback()
         return _after_change(request, target, str(exc), session)

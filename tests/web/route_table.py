@@ -60,6 +60,7 @@ ROUTE_TABLE: dict[tuple[str, str], Expect] = {
     ("POST", "/interviewer/interviews"): Expect(TO_SIGN_IN, 403, 422, 422),  # no challenge chosen
     ("GET", "/admin"): Expect(TO_SIGN_IN, 403, 403, 200),
     ("GET", "/admin/users"): Expect(TO_SIGN_IN, 403, 403, 200),
+    ("GET", "/admin/audit"): Expect(TO_SIGN_IN, 403, 403, 200),
     ("POST", "/admin/users"): Expect(TO_SIGN_IN, 403, 403, 422),  # no email given
     ("POST", "/admin/users/{user_id}/active"): Expect(
         TO_SIGN_IN, 403, 403, 404, path="/admin/users/999999999/active", form={"active": "false"}
@@ -79,4 +80,11 @@ ROUTE_TABLE: dict[tuple[str, str], Expect] = {
     ("GET", "/api/scenarios/{slug}"): signed_in(404, anonymous=401, path="/api/scenarios/no-such-scenario"),
     ("POST", "/api/attempts"): signed_in(422, anonymous=401, json={}),
     ("GET", "/api/attempts/{attempt_id}"): signed_in(404, anonymous=401, path="/api/attempts/999999999"),
+    # Scenario authoring API (admins only; an unknown scenario is 404)
+    ("POST", "/api/admin/scenarios"): Expect(401, 403, 403, 422, json={}),  # no file
+    **{(method, f"/api/admin/scenarios/{{slug}}/versions/{{number}}{suffix}"): Expect(
+        401, 403, 403, 404, path=f"/api/admin/scenarios/no-such-scenario/versions/1{suffix}",
+        json={} if method == "POST" else None)
+       for method, suffix in (("GET", ""), ("POST", "/validate"), ("POST", "/publish"), ("POST", "/retire"),
+                              ("POST", "/rejudge"), ("GET", "/export"))},
 }

@@ -1,4 +1,4 @@
-"""The audit log page for admins: who created, edited, validated, published, retired or archived what, and user changes."""
+"""The audit log page: who changed which scenario, version or account, and when."""
 
 from __future__ import annotations
 

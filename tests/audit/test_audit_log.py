@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
+from web.support import csrf_from, sign_in
 
 from app.audit.models import AuditEvent
-from web.support import csrf_from, sign_in
 
 
 def test_user_changes_are_recorded_and_shown_on_the_audit_page(web_client: TestClient, make_account,

@@ -10,6 +10,7 @@ def include_all(app: FastAPI) -> None:
     # Domains add their routers here as they land (one import and one include each).
     from app.attempts import api as attempts_api
     from app.auth import api as auth_api
+    from app.interviews import api as interviews_api
     from app.scenarios import admin_api as scenarios_admin_api
     from app.scenarios import api as scenarios_api
     from app.web import account as web_account
@@ -24,6 +25,7 @@ def include_all(app: FastAPI) -> None:
     app.include_router(scenarios_admin_api.router)
     app.include_router(attempts_api.router)
     app.include_router(auth_api.router)
+    app.include_router(interviews_api.router)
     app.include_router(web_system.router)
     app.include_router(web_account.router)
     app.include_router(web_candidate.router)

@@ -13,6 +13,7 @@ from app.attempts.package_info import PublicPackage, public_package
 from app.core.db import utcnow
 from app.core.settings import get_settings
 from app.dispatch import dispatcher
+from app.interviews import access as interview_access
 from app.interviews.models import Interview
 from app.scenarios import service as scenarios_service
 from app.scenarios.models import ScenarioVersion
@@ -162,8 +163,8 @@ def visible_attempt(*, session: Session, attempt_id: int, user: User) -> Attempt
     if user.role == Role.admin.value or attempt.user_id == user.id:
         return attempt
     if user.role == Role.interviewer.value and attempt.interview_id is not None:
-        interviewer_id = session.scalar(select(Interview.interviewer_id).where(Interview.id == attempt.interview_id))
-        if interviewer_id == user.id:
+        interview = session.get(Interview, attempt.interview_id)
+        if interview is not None and interview_access.can_view(session=session, user=user, interview=interview):
             return attempt
     return None
 

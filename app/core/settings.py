@@ -71,6 +71,13 @@ class Settings(BaseSettings):
     redispatch_after_seconds: float = 60.0
     # Compute each built-in's reference measurements in the background when `dojo serve` starts.
     warm_references: bool = True
+    # Interview invites by email (app/interviews/mail.py): smtp://user:pass@host:port,
+    # smtp+starttls://... or smtps://...; empty: no email, the link is shown once to copy.
+    smtp_url: str = ""
+    smtp_from: str = "Transformer Debugging Dojo <no-reply@localhost>"
+    # One reminder this many hours before an emailed, unused invite expires; checked this often by `dojo serve`.
+    invite_reminder_hours: int = 24
+    reminder_interval_seconds: int = 300
 
     @property
     def is_production(self) -> bool:

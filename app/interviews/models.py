@@ -6,7 +6,7 @@ import enum
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ForeignKey, String, Text
+from sqlalchemy import ForeignKey, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.core.db import Base, utcnow
@@ -33,12 +33,33 @@ class Interview(Base):
     invite_token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     invite_expires_at: Mapped[datetime]
     invite_used_at: Mapped[datetime | None]
+    # Set by the workspace when the candidate first opens it; the time limit runs from here.
     started_at: Mapped[datetime | None]
+    # The candidate pressed "End interview" (or the interviewer closed it); nothing more is taken.
+    submitted_at: Mapped[datetime | None]
+    # Revoked by the interviewer: the invite and the workspace refuse from then on.
+    revoked_at: Mapped[datetime | None]
+    # The last invite email and the one reminder before the invite expires (None: never sent).
+    invite_sent_at: Mapped[datetime | None]
+    reminder_sent_at: Mapped[datetime | None]
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
+class InterviewReviewer(Base):
+    """Another interviewer the owner shared the interview with: they may read it and review it."""
+
+    __tablename__ = "interview_reviewers"
+
+    interview_id: Mapped[int] = mapped_column(ForeignKey("interviews.id", ondelete="CASCADE"), primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True, index=True)
+    added_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
 class Review(Base):
+    """One interviewer's rubric scores, private notes and decision on one interview (never shown to candidates)."""
+
     __tablename__ = "reviews"
+    __table_args__ = (UniqueConstraint("interview_id", "reviewer_id", name="uq_reviews_one_per_reviewer"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
     interview_id: Mapped[int] = mapped_column(ForeignKey("interviews.id", ondelete="CASCADE"), index=True)

@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 from app.auth.tokens import as_utc
 from app.core.db import utcnow
 from app.core.security import hash_password, new_token, token_digest
+from app.interviews.errors import InterviewError, InviteError
 from app.interviews.models import Interview
 from app.scenarios.models import ScenarioVersion
 from app.users import service as users_service
@@ -23,17 +24,7 @@ from app.users.models import Role, User
 MAX_TIME_LIMIT_MINUTES = 8 * 60
 MAX_INVITE_LIFETIME = timedelta(days=30)
 
-
-class InterviewError(Exception):
-    """An interview could not be created; `status_code` and the message are shown to the user."""
-
-    def __init__(self, message: str, status_code: int = 422) -> None:
-        super().__init__(message)
-        self.status_code = status_code
-
-
-class InviteError(InterviewError):
-    """An invite link cannot be used (unknown 404, used or expired 410, wrong account 403/409)."""
+__all__ = ["InterviewError", "InviteError"]
 
 
 def create_interview(
@@ -71,10 +62,20 @@ def find_invite(*, session: Session, token: str) -> Interview:
     interview = session.scalar(select(Interview).where(Interview.invite_token_hash == token_digest(token)))
     if interview is None:
         raise InviteError("This invite link is not valid. Check that you copied the whole link.", 404)
+    if interview.revoked_at is not None:
+        raise InviteError("This interview was withdrawn by the interviewer.", 410)
     if interview.invite_used_at is not None:
         raise InviteError("This invite link has already been used. Sign in with the account you created.", 410)
     if as_utc(interview.invite_expires_at) <= utcnow():
         raise InviteError("This invite link has expired. Ask your interviewer for a new one.", 410)
+    return interview
+
+
+def find_redeemed(*, session: Session, token: str) -> Interview:
+    """The interview behind a token, used or not (after redeeming it in this transaction)."""
+    interview = session.scalar(select(Interview).where(Interview.invite_token_hash == token_digest(token)))
+    if interview is None:
+        raise InviteError("This invite link is not valid. Check that you copied the whole link.", 404)
     return interview
 
 
@@ -131,11 +132,3 @@ def _claim(*, session: Session, interview: Interview) -> None:
     if getattr(claimed, "rowcount", 0) != 1:
         raise InviteError("This invite link has already been used. Sign in with the account you created.", 410)
     session.refresh(interview)
-
-
-def interviews_for(*, session: Session, interviewer: User) -> list[Interview]:
-    """The interviewer's interviews, newest first (admins see everyone's)."""
-    query = select(Interview).order_by(Interview.created_at.desc(), Interview.id.desc()).limit(200)
-    if interviewer.role != Role.admin.value:
-        query = query.where(Interview.interviewer_id == interviewer.id)
-    return list(session.scalars(query))

@@ -6,12 +6,14 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from app.interviews.rubric import DEFAULT_RUBRIC, RUBRIC_KEY
 from app.site.models import SiteSetting
 from app.users.models import User
 
 # key -> default value; every run-time setting is declared here.
 DEFAULTS: dict[str, Any] = {
     "allow_sign_up": False,  # visitors may create a candidate account from the sign-in page
+    RUBRIC_KEY: DEFAULT_RUBRIC,  # the criteria interviewers score, each level 1-4 described
 }
 
 

@@ -10,6 +10,7 @@ from sqlalchemy import select
 from starlette.responses import Response
 
 from app.auth.deps import InterviewerUser, SessionDep
+from app.interviews import access
 from app.interviews import service as interviews_service
 from app.scenarios import service as scenarios_service
 from app.scenarios.models import ScenarioVersion
@@ -21,7 +22,7 @@ router = APIRouter(prefix="/interviewer", tags=["pages"], include_in_schema=Fals
 
 
 def _page_context(session: Any, user: User, **extra: Any) -> dict[str, Any]:
-    interviews = interviews_service.interviews_for(session=session, interviewer=user)
+    interviews = access.interviews_for(session=session, interviewer=user)
     version_ids = {interview.scenario_version_id for interview in interviews}
     titles = dict(
         session.execute(select(ScenarioVersion.id, ScenarioVersion.title).where(ScenarioVersion.id.in_(version_ids)))

@@ -87,4 +87,12 @@ ROUTE_TABLE: dict[tuple[str, str], Expect] = {
         json={} if method == "POST" else None)
        for method, suffix in (("GET", ""), ("POST", "/validate"), ("POST", "/publish"), ("POST", "/retire"),
                               ("POST", "/rejudge"), ("GET", "/export"))},
+    # Interviews API (candidates are told these do not exist)
+    ("POST", "/api/interviews"): Expect(401, 404, 422, 422, json={}),
+    ("GET", "/api/interviews/{interview_id}"): Expect(401, 404, 404, 404, path="/api/interviews/999999999"),
+    ("POST", "/api/interviews/{interview_id}/reviews"): Expect(
+        401, 404, 404, 404, path="/api/interviews/999999999/reviews", json={}
+    ),
+    ("GET", "/api/interviews.csv"): Expect(401, 404, 200, 200),
+    ("POST", "/api/invites/{token}"): everyone(404, path="/api/invites/not-a-real-invite-token", json={}),
 }

@@ -1,0 +1,88 @@
+"""JSON API for interviews (CONTRACTS.md section 2): create, read, review, export, redeem an invite."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Request
+from starlette.responses import Response
+
+from app.auth import tokens
+from app.auth.deps import OptionalUser, SessionDep
+from app.interviews import access, export, invites, reviews
+from app.interviews import service as interviews_service
+from app.interviews.api_views import interview_view
+from app.interviews.deps import ReviewerUser
+from app.interviews.errors import InterviewError
+from app.interviews.schemas import InterviewCreate, InviteRedeem, ReviewCreate
+from app.interviews.summary import summarise
+from app.scenarios import service as scenarios_service
+from app.web.params import RowIdPath
+
+router = APIRouter(prefix="/api", tags=["interviews"])
+
+
+@router.post("/interviews", status_code=201, name="api_create_interview")
+def create_interview(
+    body: InterviewCreate, request: Request, user: ReviewerUser, session: SessionDep,
+) -> dict[str, Any]:
+    """Create an interview; the invite link is returned (and emailed when SMTP_URL is set)."""
+    version = scenarios_service.get_published(session=session, slug=body.scenario)
+    if version is None:
+        raise InterviewError(f"Unknown scenario {body.scenario[:80]!r}: use the slug of a published challenge.", 404)
+    interview, token = interviews_service.create_interview(
+        session=session, interviewer=user, candidate_email=body.candidate_email, scenario_version=version,
+        time_limit_minutes=body.time_limit_minutes, expires_in=timedelta(days=body.valid_days),
+    )
+    session.commit()
+    url = str(request.url_for("invite_page", token=token))
+    delivery = invites.deliver(session=session, interview=interview, invite_url=url)
+    session.commit()
+    return {"id": interview.id, "invite_url": url, "emailed": delivery.emailed, "email_error": delivery.error}
+
+
+@router.get("/interviews.csv", name="api_interviews_csv")
+def interviews_csv(user: ReviewerUser, session: SessionDep) -> Response:
+    """Every interview this user may see, one row each."""
+    rows = summarise(session=session, interviews=access.interviews_for(session=session, interviewer=user))
+    return Response(export.to_csv(rows), media_type="text/csv; charset=utf-8",
+                    headers={"Content-Disposition": 'attachment; filename="interviews.csv"'})
+
+
+@router.get("/interviews/{interview_id}", name="api_read_interview")
+def read_interview(interview_id: RowIdPath, user: ReviewerUser, session: SessionDep) -> dict[str, Any]:
+    """The interview with its attempts, bug verdicts, reviews and integrity signals."""
+    interview = access.visible_interview(session=session, user=user, interview_id=interview_id)
+    return interview_view(summarise(session=session, interviews=[interview])[0])
+
+
+@router.post("/interviews/{interview_id}/reviews", status_code=201, name="api_review_interview")
+def review_interview(
+    interview_id: RowIdPath, body: ReviewCreate, user: ReviewerUser, session: SessionDep,
+) -> dict[str, Any]:
+    """Save this reviewer's rubric scores, decision and notes (one review per reviewer, updated in place)."""
+    interview = access.visible_interview(session=session, user=user, interview_id=interview_id)
+    review = reviews.save_review(session=session, interview=interview, reviewer=user, scores=body.rubric,
+                                 decision=body.decision, notes=body.notes)
+    session.commit()
+    saved = reviews.reviews_of(session=session, interview_ids=[interview.id])[interview.id]
+    return next(r.to_api() for r in saved if r.id == review.id)
+
+
+@router.post("/invites/{token}", name="api_redeem_invite")
+def redeem_invite(
+    token: str, session: SessionDep, user: OptionalUser,
+    body: Annotated[InviteRedeem | None, Body()] = None,
+) -> dict[str, Any]:
+    """Redeem an invite once: a password makes a new account, a bearer token uses an existing one."""
+    password = body.password if body else None
+    try:
+        candidate = interviews_service.redeem_invite(session=session, token=token, password=password, signed_in=user)
+        interview = interviews_service.find_redeemed(session=session, token=token)
+    except InterviewError:
+        session.rollback()
+        raise
+    access_token = tokens.issue_token(session=session, user=candidate)
+    session.commit()
+    return {"access_token": access_token, "token_type": "bearer", "interview_id": interview.id}

@@ -16,6 +16,10 @@ def include_all(app: FastAPI) -> None:
     from app.web import account as web_account
     from app.web import admin as web_admin
     from app.web import admin_audit as web_admin_audit
+    from app.web import admin_bugs as web_admin_bugs
+    from app.web import admin_editor as web_admin_editor
+    from app.web import admin_scenarios as web_admin_scenarios
+    from app.web import admin_versions as web_admin_versions
     from app.web import candidate as web_candidate
     from app.web import interviewer as web_interviewer
     from app.web import invite as web_invite
@@ -32,4 +36,8 @@ def include_all(app: FastAPI) -> None:
     app.include_router(web_interviewer.router)
     app.include_router(web_admin.router)
     app.include_router(web_admin_audit.router)
+    app.include_router(web_admin_scenarios.router)
+    app.include_router(web_admin_versions.router)
+    app.include_router(web_admin_editor.router)
+    app.include_router(web_admin_bugs.router)
     app.include_router(web_invite.router)

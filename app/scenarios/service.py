@@ -29,11 +29,17 @@ def sync_builtin_scenarios(*, session: Session) -> list[ScenarioVersion]:
             session.add(scenario)
             session.flush()
         latest = latest_version(session=session, scenario_id=scenario.id)
-        if latest is not None and latest.content_hash == package.content_hash:
-            synced.append(latest)
+        # An admin's open draft of a built-in is not what ships; compare with the newest frozen version.
+        shipped = session.scalar(
+            select(ScenarioVersion).where(ScenarioVersion.scenario_id == scenario.id,
+                                          ScenarioVersion.status != "draft")
+            .order_by(ScenarioVersion.version.desc()).limit(1)
+        )
+        if shipped is not None and shipped.content_hash == package.content_hash:
+            synced.append(shipped)
             continue
-        if latest is not None and latest.status == PUBLISHED:
-            latest.status = RETIRED
+        if shipped is not None and shipped.status == PUBLISHED:
+            shipped.status = RETIRED
         scenario.title = package.title
         version = ScenarioVersion(
             scenario_id=scenario.id,

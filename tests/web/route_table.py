@@ -61,6 +61,19 @@ ROUTE_TABLE: dict[tuple[str, str], Expect] = {
     ("GET", "/admin"): Expect(TO_SIGN_IN, 403, 403, 200),
     ("GET", "/admin/users"): Expect(TO_SIGN_IN, 403, 403, 200),
     ("GET", "/admin/audit"): Expect(TO_SIGN_IN, 403, 403, 200),
+    # Scenario authoring pages (an unknown scenario is 404 for admins)
+    ("GET", "/admin/scenarios"): Expect(TO_SIGN_IN, 403, 403, 200),
+    ("POST", "/admin/scenarios"): Expect(TO_SIGN_IN, 403, 403, 422),  # no title
+    ("POST", "/admin/scenarios/{slug}/archive"): Expect(
+        TO_SIGN_IN, 403, 403, 404, path="/admin/scenarios/no-such-scenario/archive"),
+    **{(method, f"/admin/scenarios/{{slug}}/versions/{{number}}{suffix}"): Expect(
+        TO_SIGN_IN, 403, 403, 404, path=f"/admin/scenarios/no-such-scenario/versions/1{suffix}")
+       for method, suffix in (("GET", ""), ("GET", "/validation"), ("POST", "/validate"), ("POST", "/publish"),
+                              ("POST", "/retire"), ("POST", "/new-draft"), ("POST", "/rejudge"), ("GET", "/rejudge"),
+                              ("GET", "/diff"), ("GET", "/edit"), ("POST", "/edit"), ("POST", "/brief-preview"),
+                              ("GET", "/bugs/new"), ("POST", "/bugs"))},
+    ("POST", "/admin/scenarios/{slug}/versions/{number}/bugs/{bug_id}/remove"): Expect(
+        TO_SIGN_IN, 403, 403, 404, path="/admin/scenarios/no-such-scenario/versions/1/bugs/x/remove"),
     ("POST", "/admin/users"): Expect(TO_SIGN_IN, 403, 403, 422),  # no email given
     ("POST", "/admin/users/{user_id}/active"): Expect(
         TO_SIGN_IN, 403, 403, 404, path="/admin/users/999999999/active", form={"active": "false"}

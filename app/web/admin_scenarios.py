@@ -1,0 +1,96 @@
+"""Admin scenario pages: the list, creating a scenario (blank template or a fork), archiving."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Form, HTTPException, Request
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+from starlette.responses import RedirectResponse, Response
+
+from app.attempts.models import Attempt
+from app.auth.deps import AdminUser, SessionDep
+from app.engine.errors import PackageError
+from app.scenarios import authoring, drafts
+from app.scenarios.models import Scenario, ScenarioVersion
+from app.web.templating import render
+
+router = APIRouter(prefix="/admin/scenarios", tags=["pages"], include_in_schema=False)
+
+
+def version_url(request: Request, slug: str, number: int, name: str = "admin_version") -> str:
+    return str(request.url_for(name, slug=slug, number=number))
+
+
+def _listing(session: Session) -> list[dict[str, Any]]:
+    """Every scenario with its versions (newest first), attempt counts and validation state."""
+    attempts = dict(session.execute(select(Attempt.scenario_version_id, func.count(Attempt.id))
+                                    .group_by(Attempt.scenario_version_id)).all())
+    rows: dict[int, dict[str, Any]] = {}
+    for scenario in session.scalars(select(Scenario).order_by(Scenario.slug)):
+        rows[scenario.id] = {"scenario": scenario, "versions": [], "attempts": 0}
+    for version in session.scalars(select(ScenarioVersion).order_by(ScenarioVersion.version.desc())):
+        row = rows[version.scenario_id]
+        report = version.validation or {}
+        state = ("not validated" if "valid" not in report
+                 else "stale" if report.get("content_hash") != version.content_hash
+                 else "valid" if report["valid"] else "invalid")
+        row["versions"].append({"version": version, "validation": state, "attempts": attempts.get(version.id, 0)})
+        row["attempts"] += attempts.get(version.id, 0)
+    return list(rows.values())
+
+
+def _page(request: Request, session: Session, *, error: str | None = None, form: dict[str, str] | None = None,
+          status_code: int = 200) -> Response:
+    return render(request, "admin/scenarios.html",
+                  {"rows": _listing(session), "error": error, "form": form or {}}, status_code=status_code)
+
+
+@router.get("", name="admin_scenarios")
+def scenario_list(request: Request, _user: AdminUser, session: SessionDep) -> Response:
+    """Status, versions, attempts and validation state of every scenario, and the create form."""
+    return _page(request, session)
+
+
+@router.post("", name="admin_create_scenario")
+def create_scenario(request: Request, user: AdminUser, session: SessionDep,
+                    slug: Annotated[str, Form()] = "", title: Annotated[str, Form()] = "",
+                    source: Annotated[str, Form()] = "blank") -> Response:
+    """A new draft from the blank gpt-v1 template, or a fork of any version ("slug:number")."""
+    session.commit()  # start the write transaction with the first write (SQLite)
+    slug, title = slug.strip().lower(), title.strip()
+    try:
+        if not title:
+            raise authoring.AuthoringError(422, "title: give the new scenario a title.")
+        if source == "blank":
+            if session.scalar(select(Scenario.id).where(Scenario.slug == slug)) is not None:
+                raise authoring.AuthoringError(409, f"A scenario with slug {slug!r} already exists.")
+            package = drafts.blank_package(slug=slug, title=title)
+            version = authoring.save_package(session=session, package=package, user=user, action="scenario.created")
+        else:
+            from_slug, _, number = source.partition(":")
+            _scenario, origin = authoring.find_version(session=session, slug=from_slug,
+                                                       number=int(number) if number.isdigit() else -1)
+            version = authoring.fork(session=session, source=origin, slug=slug, title=title, user=user)
+    except (authoring.AuthoringError, PackageError) as exc:
+        session.rollback()
+        message = exc.detail if isinstance(exc, authoring.AuthoringError) else str(exc)
+        status = exc.status_code if isinstance(exc, authoring.AuthoringError) else 422
+        return _page(request, session, error=message, form={"slug": slug, "title": title, "source": source},
+                     status_code=status)
+    session.commit()
+    return RedirectResponse(version_url(request, slug, version.version, "admin_edit_version"), status_code=303)
+
+
+@router.post("/{slug}/archive", name="admin_archive_scenario")
+def archive(request: Request, slug: str, user: AdminUser, session: SessionDep,
+            archived: Annotated[bool, Form()] = True) -> Response:
+    """Hide a scenario from candidates (or show it again); its versions and attempts are kept."""
+    session.commit()
+    scenario = session.scalar(select(Scenario).where(Scenario.slug == slug))
+    if scenario is None:
+        raise HTTPException(404, f"There is no scenario {slug[:80]!r}.")
+    authoring.set_archived(session=session, scenario=scenario, archived=archived, user=user)
+    session.commit()
+    return RedirectResponse(str(request.url_for("admin_scenarios")), status_code=303)

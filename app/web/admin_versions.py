@@ -1,0 +1,157 @@
+"""The admin page of one scenario version: status, validation progress and matrix, publish, retire, rejudge, diff."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Request
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+from starlette.responses import RedirectResponse, Response
+
+from app.attempts.models import Attempt
+from app.audit import service as audit
+from app.auth.deps import AdminUser, SessionDep
+from app.engine.package import ScenarioPackage
+from app.scenarios import authoring, jobs, presentation, rejudge, validation
+from app.scenarios.job_models import JobTask
+from app.scenarios.models import Scenario, ScenarioVersion
+from app.web.admin_scenarios import version_url
+from app.web.templating import render
+
+router = APIRouter(prefix="/admin/scenarios/{slug}/versions/{number}", tags=["pages"], include_in_schema=False)
+
+
+def load(session: Session, slug: str, number: int) -> tuple[Scenario, ScenarioVersion]:
+    try:
+        return authoring.find_version(session=session, slug=slug, number=number)
+    except authoring.AuthoringError as exc:
+        raise HTTPException(exc.status_code, exc.detail) from None
+
+
+def _context(session: Session, scenario: Scenario, version: ScenarioVersion) -> dict[str, Any]:
+    package = ScenarioPackage.from_dict(version.content)
+    report = version.validation if version.validation and "valid" in version.validation else None
+    job = jobs.latest_job(session=session, version_id=version.id, kind=validation.KIND)
+    others = session.scalars(select(ScenarioVersion.version).where(
+        ScenarioVersion.scenario_id == scenario.id, ScenarioVersion.id != version.id)
+        .order_by(ScenarioVersion.version.desc())).all()
+    return {
+        "scenario": scenario, "version": version, "package": package, "report": report,
+        "current": report is not None and report.get("content_hash") == version.content_hash,
+        "matrix": presentation.matrix(report) if report else None,
+        "problems": presentation.problems(report) if report else [],
+        "job": jobs.progress(job) if job else None, "refusal": authoring.refusal(version),
+        "starter_diff": presentation.starter_diff(package), "other_versions": others,
+        "rejudge_job": jobs.latest_job(session=session, version_id=version.id, kind=rejudge.KIND),
+        "attempts": session.query(Attempt).filter(Attempt.scenario_version_id == version.id).count(),
+    }
+
+
+@router.get("", name="admin_version")
+def version_page(request: Request, slug: str, number: int, _user: AdminUser, session: SessionDep,
+                 notice: str = "") -> Response:
+    """Everything about one version, with the actions its status allows."""
+    scenario, version = load(session, slug, number)
+    context = {**_context(session, scenario, version), "notice": notice[:200]}
+    return render(request, "admin/version.html", context)
+
+
+@router.get("/validation", name="admin_version_validation")
+def validation_fragment(request: Request, slug: str, number: int, _user: AdminUser, session: SessionDep) -> Response:
+    """The validation section alone, which the page polls while a job runs (htmx)."""
+    scenario, version = load(session, slug, number)
+    return render(request, "admin/version.html", _context(session, scenario, version), block="validation")
+
+
+def _back(request: Request, slug: str, number: int, notice: str) -> Response:
+    url = request.url_for("admin_version", slug=slug, number=number).include_query_params(notice=notice)
+    return RedirectResponse(str(url), status_code=303)
+
+
+@router.post("/validate", name="admin_validate_version")
+def validate(request: Request, slug: str, number: int, user: AdminUser, session: SessionDep) -> Response:
+    """Queue a validation on the grading workers and come back to watch it."""
+    session.commit()
+    _scenario, version = load(session, slug, number)
+    if jobs.active_job(session=session, version_id=version.id, kind=validation.KIND) is None:
+        validation.start_validation(session=session, version=version, user_id=user.id)
+        audit.record(session=session, actor=user, action="version.validation_started",
+                     target=authoring.label(slug, version))
+        session.commit()
+    return _back(request, slug, number, "Validation queued.")
+
+
+def _action(request: Request, slug: str, number: int, user: Any, session: Session, act: Any, done: str) -> Response:
+    session.commit()
+    scenario, version = load(session, slug, number)
+    try:
+        act(session=session, slug=slug, version=version, user=user)
+    except authoring.AuthoringError as exc:
+        session.rollback()
+        context = {**_context(session, scenario, version), "error": exc.detail}
+        return render(request, "admin/version.html", context, status_code=exc.status_code)
+    session.commit()
+    return _back(request, slug, number, done)
+
+
+@router.post("/publish", name="admin_publish_version")
+def publish(request: Request, slug: str, number: int, user: AdminUser, session: SessionDep) -> Response:
+    """Publish a validated draft; a refusal names each undetected bug."""
+    return _action(request, slug, number, user, session, authoring.publish, "Published.")
+
+
+@router.post("/retire", name="admin_retire_version")
+def retire(request: Request, slug: str, number: int, user: AdminUser, session: SessionDep) -> Response:
+    """No new attempts on this version; its attempts stay readable."""
+    return _action(request, slug, number, user, session, authoring.retire, "Retired.")
+
+
+@router.post("/new-draft", name="admin_new_draft")
+def new_draft(request: Request, slug: str, number: int, user: AdminUser, session: SessionDep) -> Response:
+    """Editing a published scenario starts a new draft version from its newest version."""
+    session.commit()
+    scenario, _version = load(session, slug, number)
+    draft = authoring.draft_of(session=session, scenario=scenario, user=user)
+    session.commit()
+    return RedirectResponse(version_url(request, slug, draft.version, "admin_edit_version"), status_code=303)
+
+
+@router.post("/rejudge", name="admin_rejudge_version")
+def start_rejudge(request: Request, slug: str, number: int, user: AdminUser, session: SessionDep) -> Response:
+    """Grade every finished attempt of the version again in the background."""
+    session.commit()
+    _scenario, version = load(session, slug, number)
+    if jobs.active_job(session=session, version_id=version.id, kind=rejudge.KIND) is None:
+        rejudge.start_rejudge(session=session, version=version, user_id=user.id)
+        audit.record(session=session, actor=user, action="version.rejudge_started",
+                     target=authoring.label(slug, version))
+        session.commit()
+    return RedirectResponse(version_url(request, slug, number, "admin_rejudge_page"), status_code=303)
+
+
+@router.get("/rejudge", name="admin_rejudge_page")
+def rejudge_page(request: Request, slug: str, number: int, _user: AdminUser, session: SessionDep) -> Response:
+    """The latest rejudge: progress, then each attempt's old and new verdict and what changed."""
+    scenario, version = load(session, slug, number)
+    job = jobs.latest_job(session=session, version_id=version.id, kind=rejudge.KIND)
+    tasks = [] if job is None else session.scalars(select(JobTask).where(
+        JobTask.job_id == job.id, JobTask.attempt_id.is_not(None)).order_by(JobTask.attempt_id)).all()
+    rows = [{"attempt": t.attempt_id, "old": (t.previous or {}).get("status"), "new": (t.outcome or {}).get("status"),
+             "changes": rejudge.changes(t.previous or {}, t.outcome or {}) if t.status == "done" else None}
+            for t in tasks]
+    context = {"scenario": scenario, "version": version, "job": jobs.progress(job) if job else None, "rows": rows}
+    return render(request, "admin/rejudge.html", context)
+
+
+@router.get("/diff", name="admin_version_diff")
+def diff(request: Request, slug: str, number: int, _user: AdminUser, session: SessionDep,
+         against: int = 0) -> Response:
+    """This version's package against another version of the same scenario (default: the one before)."""
+    scenario, version = load(session, slug, number)
+    _same, other = load(session, slug, against or max(1, number - 1))
+    files = presentation.version_diff(ScenarioPackage.from_dict(other.content),
+                                      ScenarioPackage.from_dict(version.content),
+                                      old=f"v{other.version}", new=f"v{version.version}")
+    return render(request, "admin/diff.html", {"scenario": scenario, "version": version, "other": other,
+                                               "files": files})

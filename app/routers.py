@@ -21,8 +21,12 @@ def include_all(app: FastAPI) -> None:
     from app.web import admin_scenarios as web_admin_scenarios
     from app.web import admin_versions as web_admin_versions
     from app.web import candidate as web_candidate
+    from app.web import compare as web_compare
     from app.web import interviewer as web_interviewer
     from app.web import invite as web_invite
+    from app.web import review as web_review
+    from app.web import review_actions as web_review_actions
+    from app.web import rubric_admin as web_rubric_admin
     from app.web import system as web_system
 
     app.include_router(scenarios_api.router)
@@ -41,3 +45,7 @@ def include_all(app: FastAPI) -> None:
     app.include_router(web_admin_editor.router)
     app.include_router(web_admin_bugs.router)
     app.include_router(web_invite.router)
+    app.include_router(web_review.router)
+    app.include_router(web_review_actions.router)
+    app.include_router(web_compare.router)
+    app.include_router(web_rubric_admin.router)

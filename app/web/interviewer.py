@@ -10,8 +10,9 @@ from sqlalchemy import select
 from starlette.responses import Response
 
 from app.auth.deps import InterviewerUser, SessionDep
-from app.interviews import access
+from app.interviews import access, invites
 from app.interviews import service as interviews_service
+from app.interviews.state import interview_state
 from app.scenarios import service as scenarios_service
 from app.scenarios.models import ScenarioVersion
 from app.users.models import User
@@ -31,6 +32,7 @@ def _page_context(session: Any, user: User, **extra: Any) -> dict[str, Any]:
     form = {"candidate_email": "", "scenario_version_id": "", "time_limit_minutes": 60, "valid_days": 7}
     return {
         "interviews": interviews,
+        "states": {interview.id: interview_state(interview).value for interview in interviews},
         "titles": titles,
         "challenges": scenarios_service.list_published(session=session),
         "form": form,
@@ -70,7 +72,10 @@ def create_interview(
         context = {**_page_context(session, user), "form": form, "error": str(exc)}
         return render(request, "interviewer.html", context, status_code=exc.status_code, block=_block(request))
     session.commit()
-    created: dict[str, Any] = {"interview": interview, "invite_url": str(request.url_for("invite_page", token=token))}
+    invite_url = str(request.url_for("invite_page", token=token))
+    delivery = invites.deliver(session=session, interview=interview, invite_url=invite_url)
+    session.commit()
+    created: dict[str, Any] = {"interview": interview, "invite_url": invite_url, "delivery": delivery}
     context = _page_context(session, user, created=created)
     return render(request, "interviewer.html", context, status_code=201, block=_block(request))
 

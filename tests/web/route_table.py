@@ -81,6 +81,22 @@ ROUTE_TABLE: dict[tuple[str, str], Expect] = {
     ("POST", "/admin/users/{user_id}/role"): Expect(
         TO_SIGN_IN, 403, 403, 404, path="/admin/users/999999999/role", form={"role": "admin"}
     ),
+    # Interview review pages (candidates are told they do not exist; unknown ids are 404)
+    ("GET", "/interviewer/interviews/{interview_id}"): Expect(
+        TO_SIGN_IN, 404, 404, 404, path="/interviewer/interviews/999999999"),
+    ("GET", "/interviewer/interviews/{interview_id}/playback"): Expect(
+        TO_SIGN_IN, 404, 404, 404, path="/interviewer/interviews/999999999/playback"),
+    ("GET", "/interviewer/interviews/{interview_id}/report"): Expect(
+        TO_SIGN_IN, 404, 404, 404, path="/interviewer/interviews/999999999/report"),
+    **{("POST", f"/interviewer/interviews/{{interview_id}}/{action}"): Expect(
+        TO_SIGN_IN, 404, 404, 404, path=f"/interviewer/interviews/999999999/{action}")
+       for action in ("review", "invite", "revoke", "extend", "reviewers")},
+    ("POST", "/interviewer/interviews/{interview_id}/reviewers/{user_id}/remove"): Expect(
+        TO_SIGN_IN, 404, 404, 404, path="/interviewer/interviews/999999999/reviewers/1/remove"),
+    ("GET", "/interviewer/versions/{version_id}/compare"): Expect(
+        TO_SIGN_IN, 404, 404, 404, path="/interviewer/versions/999999999/compare"),
+    ("GET", "/admin/rubric"): Expect(TO_SIGN_IN, 403, 403, 200),
+    ("POST", "/admin/rubric"): Expect(TO_SIGN_IN, 403, 403, 422, form={"title_0": ""}),  # no criteria left
     # Invites (an unknown token is 404 for everyone)
     ("GET", "/invite/{token}"): everyone(404, path="/invite/not-a-real-invite-token"),
     ("POST", "/invite/{token}"): everyone(404, path="/invite/not-a-real-invite-token"),

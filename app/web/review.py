@@ -1,0 +1,89 @@
+"""The interview review page: timeline, attempts, playback, signals, reviews; and its printable report."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request
+from starlette.responses import Response
+
+from app.auth.deps import SessionDep
+from app.interviews import access, reviews
+from app.interviews.deps import ReviewerUser
+from app.interviews.playback import build_playback
+from app.interviews.record import CELL_LABELS, InterviewRecord, build_record
+from app.interviews.signals.detect import signals_for
+from app.interviews.signals.model import clock
+from app.interviews.state import deadline
+from app.users.models import User
+from app.web.params import MAX_ROW_ID, RowIdPath
+from app.web.templating import is_htmx, render
+
+router = APIRouter(prefix="/interviewer/interviews", tags=["pages"], include_in_schema=False)
+
+FrameQuery = Annotated[int | None, Query(ge=0, le=MAX_ROW_ID)]
+
+
+def minutes(delta: Any) -> str:
+    """"12 min" (or "1 h 05 min") for a timedelta; an em dash for None."""
+    if delta is None:
+        return "—"
+    total = int(delta.total_seconds() // 60)
+    return f"{total // 60} h {total % 60:02d} min" if total >= 60 else f"{total} min"
+
+
+def review_context(
+    session: SessionDep, user: User, interview_id: int, *, at: int | None = None, details: bool = True,
+) -> dict[str, Any]:
+    """Everything the page and the report render."""
+    interview = access.visible_interview(session=session, user=user, interview_id=interview_id)
+    record = build_record(session=session, interview=interview, with_details=details)
+    all_reviews = reviews.reviews_of(session=session, interview_ids=[interview.id])[interview.id]
+    return {
+        "record": record,
+        "interview": interview,
+        "signals": signals_for(session=session, record=record),
+        "reviews": all_reviews,
+        "my_review": next((r for r in all_reviews if r.reviewer_id == user.id), None),
+        "rubric": reviews.rubric(session=session),
+        "decisions": reviews.DECISION_LABELS,
+        "playback": build_playback(session=session, interview=interview,
+                                   attempts=[(e.number, e.attempt) for e in record.attempts], at=at),
+        "can_manage": access.can_manage(user, interview),
+        "reviewers": access.reviewers_of(session=session, interview=interview),
+        "deadline": deadline(interview),
+        "cell_labels": CELL_LABELS,
+        "clock": clock,
+        "minutes": minutes,
+    }
+
+
+def render_review(request: Request, context: dict[str, Any], *, status_code: int = 200,
+                  block: str | None = None) -> Response:
+    return render(request, "review/interview.html", context, status_code=status_code, block=block)
+
+
+@router.get("/{interview_id}", name="interview_review")
+def interview_review(
+    request: Request, interview_id: RowIdPath, user: ReviewerUser, session: SessionDep, at: FrameQuery = None,
+) -> Response:
+    """The whole review of one interview."""
+    return render_review(request, review_context(session, user, interview_id, at=at))
+
+
+@router.get("/{interview_id}/playback", name="interview_playback")
+def interview_playback(
+    request: Request, interview_id: RowIdPath, user: ReviewerUser, session: SessionDep, at: FrameQuery = None,
+) -> Response:
+    """One moment of the playback: the slider's htmx fragment, or the whole page at that moment."""
+    context = review_context(session, user, interview_id, at=at, details=not is_htmx(request))
+    return render_review(request, context, block="playback" if is_htmx(request) else None)
+
+
+@router.get("/{interview_id}/report", name="interview_report")
+def interview_report(request: Request, interview_id: RowIdPath, user: ReviewerUser, session: SessionDep) -> Response:
+    """A printable report (print stylesheet): summary, timeline, latest submission, signals, reviews."""
+    context = review_context(session, user, interview_id, details=True)
+    record: InterviewRecord = context["record"]
+    context["latest"] = record.latest_submit
+    return render(request, "review/report.html", context)

@@ -28,6 +28,8 @@ def include_all(app: FastAPI) -> None:
     from app.web import review_actions as web_review_actions
     from app.web import rubric_admin as web_rubric_admin
     from app.web import system as web_system
+    from app.web import workspace as web_workspace
+    from app.web import workspace_actions as web_workspace_actions
 
     app.include_router(scenarios_api.router)
     app.include_router(scenarios_admin_api.router)
@@ -49,3 +51,5 @@ def include_all(app: FastAPI) -> None:
     app.include_router(web_review_actions.router)
     app.include_router(web_compare.router)
     app.include_router(web_rubric_admin.router)
+    app.include_router(web_workspace.router)
+    app.include_router(web_workspace_actions.router)

@@ -9,6 +9,7 @@ from fastapi import APIRouter, HTTPException
 from app.attempts import service, views
 from app.attempts.schemas import AttemptCreate, AttemptQueued
 from app.auth.deps import CurrentUser, SessionDep
+from app.core.errors import DojoError
 from app.web.params import RowIdPath
 
 router = APIRouter(prefix="/api/attempts", tags=["attempts"])
@@ -28,9 +29,9 @@ def create_attempt(body: AttemptCreate, user: CurrentUser, session: SessionDep) 
             notes=body.notes,
             interview_id=body.interview,
         )
-    except service.AttemptRejected as exc:
-        session.rollback()
-        raise HTTPException(exc.status_code, exc.detail, exc.headers) from None
+    except DojoError:
+        session.rollback()  # the one error handler answers it; nothing of the request stays
+        raise
     session.commit()
     return AttemptQueued(id=attempt.id)
 
@@ -42,3 +43,11 @@ def read_attempt(attempt_id: RowIdPath, user: CurrentUser, session: SessionDep) 
     if attempt is None:
         raise HTTPException(404, f"Attempt {attempt_id} not found.")
     return views.attempt_view(session=session, attempt=attempt, viewer=user)
+
+
+@router.post("/{attempt_id}/cancel")
+def cancel_attempt(attempt_id: RowIdPath, user: CurrentUser, session: SessionDep) -> dict[str, Any]:
+    """Withdraw one's own attempt while it is still queued; 409 once a worker has taken it."""
+    service.cancel_own_attempt(session=session, attempt_id=attempt_id, user=user)
+    session.commit()
+    return {"id": attempt_id, "status": "cancelled"}

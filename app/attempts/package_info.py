@@ -19,6 +19,7 @@ class PublicPackage:
     questions: list[dict[str, Any]]
     components: list[str]
     bugs: list[dict[str, str]]  # for interviewers: id, component, title
+    time_limit_minutes: int = 45
 
     @property
     def question_ids(self) -> set[str]:
@@ -53,4 +54,5 @@ def public_package(version: ScenarioVersion) -> PublicPackage:
         questions=questions,
         components=components,
         bugs=bugs,
+        time_limit_minutes=int(package.time_limit_minutes),
     )

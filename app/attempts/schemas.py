@@ -14,7 +14,7 @@ class AttemptCreate(BaseModel):
 
     scenario: str = Field(min_length=1, max_length=80)
     files: dict[str, str] = Field(default_factory=dict)
-    kind: Literal["run", "submit"] = "submit"
+    kind: Literal["run", "submit", "scratch"] = "submit"
     notes: dict[str, str] = Field(default_factory=dict)
     interview: int | None = Field(default=None, ge=1, le=2**63 - 1)  # a row id: 64 bits at most
 

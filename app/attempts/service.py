@@ -2,34 +2,39 @@
 
 from __future__ import annotations
 
+import math
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from app.attempts.models import Attempt, AttemptKind, AttemptStatus
 from app.attempts.package_info import PublicPackage, public_package
+from app.auth.tokens import as_utc
 from app.core.db import utcnow
+from app.core.errors import DojoError
 from app.core.settings import get_settings
 from app.dispatch import dispatcher
 from app.interviews import access as interview_access
+from app.engine.scratch import FILE_NAME as SCRATCH_FILE
+from app.interviews import clock
 from app.interviews.models import Interview
 from app.scenarios import service as scenarios_service
 from app.scenarios.models import ScenarioVersion
 from app.users.models import Role, User
+from app.workspace import hints
+from app.workspace.models import scope_for
 
 IN_FLIGHT = (AttemptStatus.queued.value, AttemptStatus.running.value)
 
 
-class AttemptRejected(Exception):
-    """The request cannot become an attempt; `detail` is safe to show and `status_code` is 4xx."""
+class AttemptRejected(DojoError):
+    """The request cannot become an attempt; the message is safe to show and `status_code` is 4xx."""
 
     def __init__(self, status_code: int, detail: str, headers: dict[str, str] | None = None) -> None:
-        super().__init__(detail)
-        self.status_code = status_code
+        super().__init__(detail, status_code, headers)
         self.detail = detail
-        self.headers = headers
 
 
 def create_attempt(
@@ -49,13 +54,14 @@ def create_attempt(
     SQLite a transaction that has already read cannot write once another connection has.
     """
     if kind not in {k.value for k in AttemptKind}:
-        raise AttemptRejected(422, f"Unknown kind {kind!r}: use 'run' or 'submit'.")
+        raise AttemptRejected(422, f"Unknown kind {kind[:20]!r}: use 'run', 'submit' or 'scratch'.")
     _lock_user(session=session, user=user)
     version = _version_for(session=session, user=user, scenario=scenario, interview_id=interview_id)
     package = public_package(version)
-    _check_files(files, package)
+    _check_files(files, package, kind=kind)
     _check_notes(notes, package)
     _check_rate(session=session, user=user, kind=kind)
+    taken = hints.levels_used(session=session, user_id=user.id, version_id=version.id, scope=scope_for(interview_id))
 
     attempt = Attempt(
         user_id=user.id,
@@ -65,7 +71,7 @@ def create_attempt(
         status=AttemptStatus.queued.value,
         files={**package.starter_files, **files},
         notes=dict(notes),
-        hints_used=dict(hints_used or {}),
+        hints_used={**taken, **(hints_used or {})},
     )
     session.add(attempt)
     session.flush()
@@ -81,6 +87,8 @@ def _version_for(*, session: Session, user: User, scenario: str, interview_id: i
         if interview.invite_used_at is None:
             # The interview starts when the candidate accepts the invite, not when it is created.
             raise AttemptRejected(409, f"Interview {interview_id} has not started: open your invite link first.")
+        clock.refuse_after_deadline(interview)
+        clock.start(interview)
         pinned = session.get(ScenarioVersion, interview.scenario_version_id)
         if pinned is None or scenarios_service.slug_of(session=session, version=pinned) != scenario:
             raise AttemptRejected(422, f"Interview {interview_id} is not about scenario {scenario!r}.")
@@ -91,13 +99,15 @@ def _version_for(*, session: Session, user: User, scenario: str, interview_id: i
     return version
 
 
-def _check_files(files: dict[str, str], package: PublicPackage) -> None:
+def _check_files(files: dict[str, str], package: PublicPackage, *, kind: str) -> None:
     settings = get_settings()
     if len(files) > settings.max_files_per_attempt:
         raise AttemptRejected(422, f"Too many files: {len(files)} (at most {settings.max_files_per_attempt}).")
+    # scratch.py is the scratch console's script: it belongs to scratch runs only.
+    editable = (*package.editable, SCRATCH_FILE) if kind == AttemptKind.scratch.value else package.editable
     for name, text in files.items():
-        if name not in package.editable:
-            allowed = ", ".join(package.editable)
+        if name not in editable:
+            allowed = ", ".join(editable)
             raise AttemptRejected(422, f"Unknown file name {name[:80]!r}: this scenario's files are {allowed}.")
         try:
             size = len(text.encode("utf-8"))
@@ -128,31 +138,49 @@ def _lock_user(*, session: Session, user: User) -> None:
     session.execute(update(User).where(User.id == user.id).values(display_name=User.display_name))
 
 
+KIND_NAMES = {"run": "run", "submit": "submission", "scratch": "scratch run"}
+
+
 def _check_rate(*, session: Session, user: User, kind: str) -> None:
+    """One attempt of each kind in flight per user, and at most N attempts a minute."""
     settings = get_settings()
-    if kind == AttemptKind.submit.value:
-        busy = session.scalar(
-            select(Attempt.id).where(
-                Attempt.user_id == user.id, Attempt.kind == kind, Attempt.status.in_(IN_FLIGHT)
-            ).limit(1)
-        )
-        if busy is not None:
-            raise AttemptRejected(
-                429,
-                f"Your submission {busy} is still being graded; wait for its result before submitting again.",
-                {"Retry-After": "10"},
-            )
-    recent = session.scalar(
-        select(func.count(Attempt.id)).where(
-            Attempt.user_id == user.id, Attempt.created_at > utcnow() - timedelta(seconds=60)
-        )
+    busy = session.scalar(
+        select(Attempt.id).where(Attempt.user_id == user.id, Attempt.kind == kind, Attempt.status.in_(IN_FLIGHT))
+        .limit(1)
     )
-    if (recent or 0) >= settings.attempts_per_user_per_minute:
+    if busy is not None:
+        what = KIND_NAMES.get(kind, kind)
         raise AttemptRejected(
             429,
-            f"Too many attempts: at most {settings.attempts_per_user_per_minute} per minute. Try again shortly.",
-            {"Retry-After": "60"},
+            f"Your {what} {busy} is still being graded; wait for its result before starting another {what}.",
+            {"Retry-After": "10"},
         )
+    window = timedelta(seconds=60)
+    recent = session.scalars(
+        select(Attempt.created_at).where(Attempt.user_id == user.id, Attempt.created_at > utcnow() - window)
+        .order_by(Attempt.created_at)
+    ).all()
+    if len(recent) >= settings.attempts_per_user_per_minute:
+        oldest = recent[-settings.attempts_per_user_per_minute]
+        wait = max(1, math.ceil((as_utc(oldest) + window - utcnow()).total_seconds()))
+        raise AttemptRejected(
+            429,
+            f"Too many attempts: at most {settings.attempts_per_user_per_minute} a minute. "
+            f"You can run again in {wait} s.",
+            {"Retry-After": str(wait)},
+        )
+
+
+def cancel_own_attempt(*, session: Session, attempt_id: int, user: User) -> None:
+    """Cancel the user's own queued attempt; 404 for others' attempts, 409 once grading started."""
+    from app.dispatch import claims
+
+    attempt = session.get(Attempt, attempt_id)
+    if attempt is None or attempt.user_id != user.id:
+        raise AttemptRejected(404, f"Attempt {attempt_id} not found.")
+    if not claims.cancel(session=session, attempt_id=attempt_id):
+        raise AttemptRejected(409, f"Attempt {attempt_id} is already {attempt.status}: only a queued attempt "
+                                   "can be cancelled.")
 
 
 def visible_attempt(*, session: Session, attempt_id: int, user: User) -> Attempt | None:

@@ -12,7 +12,6 @@ from app.auth.deps import OptionalUser, SessionDep
 from app.interviews import service as interviews_service
 from app.scenarios.models import ScenarioVersion
 from app.web.errors import error_page
-from app.web.navigation import dashboard_url
 from app.web.templating import render
 
 router = APIRouter(prefix="/invite", tags=["pages"], include_in_schema=False)
@@ -53,7 +52,8 @@ def accept_invite(
 ) -> Response:
     """Redeem the invite in one transaction, then sign the candidate in."""
     try:
-        interviews_service.find_invite(session=session, token=token)  # unknown/used/expired before anything else
+        # Unknown, used or expired links fail here, before anything else.
+        interview_id = interviews_service.find_invite(session=session, token=token).id
         if user is None and password != password_confirm:
             raise interviews_service.InviteError("The two passwords do not match.", 422)
         candidate = interviews_service.redeem_invite(session=session, token=token, password=password, signed_in=user)
@@ -65,4 +65,5 @@ def accept_invite(
         return error_page(request, exc.status_code, str(exc))
     session.commit()
     sessions.start_session(request, candidate)
-    return RedirectResponse(dashboard_url(request, candidate), status_code=303)
+    # Straight into the interview's workspace; its clock starts with that first visit.
+    return RedirectResponse(str(request.url_for("interview_workspace", interview_id=interview_id)), status_code=303)

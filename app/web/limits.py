@@ -19,14 +19,19 @@ def field_too_long(name: str, length: int, limit: int) -> str:
     return f"The field {name} is too long ({length} characters; the limit is {limit}). Shorten it and try again."
 
 
+# Form fields that carry a whole code file ("file:model.py") are held to the file limit instead.
+CODE_FIELD_PREFIX = "file:"
+
+
 async def limit_form_fields(request: Request) -> None:
-    """App-wide dependency: 413 when any form field exceeds settings.max_form_field_chars."""
+    """App-wide dependency: 413 when a form field exceeds settings.max_form_field_chars (code: max_file_bytes)."""
     if request.method in SAFE_METHODS or not request.headers.get("content-type", "").startswith(FORM_TYPES):
         return
-    limit = get_settings().max_form_field_chars
+    settings = get_settings()
     for name, value in (await request.form()).multi_items():
         if isinstance(value, UploadFile):
             continue
+        limit = settings.max_file_bytes if name.startswith(CODE_FIELD_PREFIX) else settings.max_form_field_chars
         if len(value) > limit:
             raise HTTPException(413, field_too_long(name, len(value), limit))
 

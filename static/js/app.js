@@ -26,3 +26,9 @@ document.addEventListener("htmx:beforeRequest", function () {
   var box = document.getElementById("request-error");
   if (box) box.hidden = true;
 });
+
+// Buttons that change something hard to undo ask first (data-confirm holds the question).
+document.addEventListener("click", function (event) {
+  var button = event.target.closest ? event.target.closest("[data-confirm]") : null;
+  if (button && !window.confirm(button.getAttribute("data-confirm"))) event.preventDefault();
+});

@@ -108,14 +108,57 @@ def test_second_submit_while_first_in_flight_gets_clear_429(client, make_user, b
     assert _post(client, who, kind="run").status_code == 202  # runs are not blocked by a submit
 
 
-def test_submit_over_per_minute_limit_gets_429(
-    client, make_user, builtin_slugs, recorder, monkeypatch: pytest.MonkeyPatch
+def _finish(db: Session, attempt_id: int) -> None:
+    db.get(Attempt, attempt_id).status = "failed"
+    db.commit()
+
+
+def test_submit_over_per_minute_limit_gets_429_with_the_wait(
+    client, make_user, builtin_slugs, recorder, monkeypatch: pytest.MonkeyPatch, db: Session
 ) -> None:
     monkeypatch.setattr(get_settings(), "attempts_per_user_per_minute", 3)
     who = make_user()
-    codes = [_post(client, who, kind="run").status_code for _ in range(4)]
-    assert codes == [202, 202, 202, 429]
+    for _ in range(3):
+        response = _post(client, who, kind="run")
+        assert response.status_code == 202
+        _finish(db, response.json()["id"])
+    refused = _post(client, who, kind="run")
+    assert refused.status_code == 429
+    wait = int(refused.headers["Retry-After"])
+    assert 1 <= wait <= 60 and f"You can run again in {wait} s." in refused.json()["detail"]
     assert _post(client, make_user(), kind="run").status_code == 202  # the limit is per user
+
+
+def test_one_attempt_of_each_kind_in_flight(client, make_user, builtin_slugs, recorder) -> None:
+    who = make_user()
+    first = _post(client, who, kind="run")
+    assert first.status_code == 202
+    again = _post(client, who, kind="run")
+    assert again.status_code == 429
+    assert again.json()["detail"] == (f"Your run {first.json()['id']} is still being graded; wait for its result "
+                                      "before starting another run.")
+    assert _post(client, who, kind="submit").status_code == 202
+    assert _post(client, who, kind="scratch", files={"scratch.py": "print(1)"}).status_code == 202
+
+
+def test_scratch_py_belongs_to_scratch_runs_only(client, make_user, builtin_slugs, recorder) -> None:
+    response = _post(client, make_user(), kind="submit", files={"scratch.py": "print(1)"})
+    assert response.status_code == 422 and "scratch.py" in response.json()["detail"]
+
+
+def test_a_queued_attempt_can_be_cancelled_by_its_owner_only(
+    client, make_user, builtin_slugs, recorder, db: Session
+) -> None:
+    owner, other = make_user(), make_user()
+    attempt_id = _post(client, owner, kind="submit").json()["id"]
+    assert client.post(f"/api/attempts/{attempt_id}/cancel", headers=other.headers).status_code == 404
+    assert client.post(f"/api/attempts/{attempt_id}/cancel", headers=owner.headers).json() == {
+        "id": attempt_id, "status": "cancelled"}
+    db.expire_all()
+    assert db.get(Attempt, attempt_id).status == "cancelled"
+    late = client.post(f"/api/attempts/{attempt_id}/cancel", headers=owner.headers)
+    assert late.status_code == 409 and "already cancelled" in late.json()["detail"]
+    assert _post(client, owner, kind="submit").status_code == 202  # a cancelled submit is not in flight
 
 
 def test_submit_without_credentials_is_401(client, builtin_slugs) -> None:

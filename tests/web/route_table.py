@@ -124,4 +124,29 @@ ROUTE_TABLE: dict[tuple[str, str], Expect] = {
     ),
     ("GET", "/api/interviews.csv"): Expect(401, 404, 200, 200),
     ("POST", "/api/invites/{token}"): everyone(404, path="/api/invites/not-a-real-invite-token", json={}),
+    ("POST", "/api/attempts/{attempt_id}/cancel"): signed_in(404, anonymous=401,
+                                                            path="/api/attempts/999999999/cancel"),
+    # The candidate workspace (every role may practise; an unknown challenge or attempt is 404)
+    ("GET", "/challenges/{slug}"): signed_in(404, anonymous=TO_SIGN_IN, path="/challenges/no-such-challenge"),
+    ("GET", "/interviews/{interview_id}/workspace"): signed_in(404, anonymous=TO_SIGN_IN,
+                                                               path="/interviews/999999999/workspace"),
+    ("GET", "/challenges/{slug}/draft"): signed_in(404, anonymous=TO_SIGN_IN, path="/challenges/no-such/draft"),
+    ("POST", "/challenges/{slug}/draft"): signed_in(404, anonymous=TO_SIGN_IN, path="/challenges/no-such/draft",
+                                                    json={"files": {}}),
+    ("POST", "/challenges/{slug}/draft/form"): signed_in(404, anonymous=TO_SIGN_IN,
+                                                         path="/challenges/no-such/draft/form"),
+    ("POST", "/challenges/{slug}/attempts"): signed_in(404, anonymous=TO_SIGN_IN, path="/challenges/no-such/attempts"),
+    ("GET", "/challenges/{slug}/attempts/{attempt_id}/panel"): signed_in(
+        404, anonymous=TO_SIGN_IN, path="/challenges/no-such/attempts/999999999/panel"),
+    ("GET", "/challenges/{slug}/attempts/{attempt_id}/diff"): signed_in(
+        404, anonymous=TO_SIGN_IN, path="/challenges/no-such/attempts/999999999/diff"),
+    ("POST", "/challenges/{slug}/attempts/{attempt_id}/cancel"): signed_in(
+        404, anonymous=TO_SIGN_IN, path="/challenges/no-such/attempts/999999999/cancel"),
+    ("POST", "/challenges/{slug}/attempts/{attempt_id}/restore"): signed_in(
+        404, anonymous=TO_SIGN_IN, path="/challenges/no-such/attempts/999999999/restore"),
+    ("POST", "/challenges/{slug}/hint"): signed_in(404, anonymous=TO_SIGN_IN, path="/challenges/no-such/hint"),
+    ("POST", "/challenges/{slug}/reset"): signed_in(404, anonymous=TO_SIGN_IN, path="/challenges/no-such/reset"),
+    ("GET", "/challenges/{slug}/download"): signed_in(404, anonymous=TO_SIGN_IN, path="/challenges/no-such/download"),
+    ("POST", "/challenges/{slug}/events"): signed_in(404, anonymous=TO_SIGN_IN, path="/challenges/no-such/events",
+                                                     json={"kind": "paste"}),
 }

@@ -1,0 +1,163 @@
+"""The candidate workspace pages: a challenge with its brief, files, notes, Results, console, hints, history.
+
+One page serves practice (/challenges/{slug}) and interviews (/interviews/{id}/workspace); every
+action under /challenges/{slug}/... takes `?interview=<id>` inside an interview. Fragments are named
+blocks of templates/workspace/page.html rendered alone for htmx.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request
+from sqlalchemy.orm import Session
+from starlette.responses import Response
+
+from app.attempts.models import Attempt, AttemptKind
+from app.auth.deps import CurrentUser, SessionDep
+from app.auth.tokens import as_utc
+from app.core.errors import DojoError
+from app.core.paths import STATIC_DIR
+from app.engine.scratch import FILE_NAME as SCRATCH_FILE
+from app.users.models import Role, User
+from app.web.markdown import render_markdown
+from app.web.params import MAX_ROW_ID, RowIdPath
+from app.web.templating import render
+from app.workspace import drafts, hints, history
+from app.workspace.context import Workspace, open_interview_workspace, open_workspace
+from app.workspace.results import ResultsView, build_view
+
+router = APIRouter(tags=["pages"], include_in_schema=False)
+
+InterviewQuery = Annotated[int | None, Query(ge=1, le=MAX_ROW_ID)]
+PAGE = "workspace/page.html"
+EDITOR_BUNDLE = "vendor/codemirror/dojo-editor.min.js"
+
+
+class AttemptNotFound(DojoError):
+    status_code = 404
+
+
+def workspace_for(session: Session, user: User, slug: str, interview: int | None) -> Workspace:
+    return open_workspace(session=session, user=user, slug=slug, interview_id=interview)
+
+
+def own_attempt(session: Session, ws: Workspace, attempt_id: int) -> Attempt:
+    """An attempt of this workspace (404 for anything else: other users, other challenges)."""
+    attempt = session.get(Attempt, attempt_id)
+    if (attempt is None or attempt.user_id != ws.user.id or attempt.scenario_version_id != ws.version.id
+            or attempt.interview_id != ws.interview_id):
+        raise AttemptNotFound(f"Attempt {attempt_id} not found in this workspace.")
+    return attempt
+
+
+def is_staff(user: User) -> bool:
+    return user.role in (Role.interviewer.value, Role.admin.value)
+
+
+def latest(attempts: list[Attempt], *kinds: str) -> Attempt | None:
+    return next((a for a in attempts if a.kind in kinds), None)
+
+
+def page_context(request: Request, session: Session, ws: Workspace, *, attempt_id: int | None = None,
+                 active_file: str | None = None, notice: str | None = None) -> dict[str, Any]:
+    """Everything the workspace page shows (also the base for each fragment)."""
+    draft = drafts.load_draft(session=session, ws=ws)
+    attempts = history.attempts_in(session=session, ws=ws)
+    shown = own_attempt(session, ws, attempt_id) if attempt_id else latest(attempts, "run", "submit")
+    if shown is not None and shown.kind == AttemptKind.scratch.value:
+        shown = latest(attempts, "run", "submit")
+    scratch = latest(attempts, AttemptKind.scratch.value)
+    files = drafts.editable_files(ws)
+    started = as_utc(ws.interview.started_at) if ws.interview and ws.interview.started_at else as_utc(
+        draft.created_at)
+    return {
+        "ws": ws,
+        "title": ws.version.title,
+        "brief_html": render_markdown(ws.package.brief),
+        "draft": draft,
+        "files": files,
+        "active_file": active_file if active_file in files else files[0],
+        "scratch_file": SCRATCH_FILE,
+        "questions": ws.package.questions,
+        "results": view_of(session, shown, ws),
+        "console": view_of(session, scratch, ws),
+        "attempts": attempts,
+        "hint_offer": hints.next_offer(session=session, ws=ws),
+        "hints_shown": hints.shown_hints(session=session, ws=ws),
+        "ends_at": ws.deadline or (started + ws.time_limit),
+        "time_limit_minutes": int(ws.time_limit / timedelta(minutes=1)),
+        "time_is_up": ws.time_is_up(),
+        "notice": notice,
+        "query": {"interview": ws.interview_id} if ws.interview else {},
+        "editor_bundle": EDITOR_BUNDLE if (STATIC_DIR / EDITOR_BUNDLE).is_file() else None,
+    }
+
+
+def view_of(session: Session, attempt: Attempt | None, ws: Workspace) -> ResultsView | None:
+    return build_view(session=session, attempt=attempt, staff=is_staff(ws.user)) if attempt else None
+
+
+@router.get("/challenges/{slug}", name="challenge_page")
+def challenge_page(request: Request, slug: str, user: CurrentUser, session: SessionDep,
+                   interview: InterviewQuery = None, attempt: InterviewQuery = None,
+                   file: str | None = None) -> Response:
+    """The workspace for practice, or (with ?interview=) inside one of the user's interviews."""
+    ws = open_workspace(session=session, user=user, slug=slug, interview_id=interview, start_clock=True)
+    context = page_context(request, session, ws, attempt_id=attempt, active_file=file)
+    session.commit()  # the first visit creates the draft (and starts an interview's clock)
+    return render(request, PAGE, context)
+
+
+@router.get("/interviews/{interview_id}/workspace", name="interview_workspace")
+def interview_workspace(request: Request, interview_id: RowIdPath, user: CurrentUser, session: SessionDep,
+                        attempt: InterviewQuery = None, file: str | None = None) -> Response:
+    """The interview's challenge, on the interview's clock (started by this first visit)."""
+    ws = open_interview_workspace(session=session, user=user, interview_id=interview_id)
+    context = page_context(request, session, ws, attempt_id=attempt, active_file=file)
+    session.commit()
+    return render(request, PAGE, context)
+
+
+@router.get("/challenges/{slug}/attempts/{attempt_id}/panel", name="attempt_panel")
+def attempt_panel(request: Request, slug: str, attempt_id: RowIdPath, user: CurrentUser, session: SessionDep,
+                  interview: InterviewQuery = None) -> Response:
+    """The Results (or console) fragment of one attempt; htmx polls it while the attempt waits or runs."""
+    ws = workspace_for(session, user, slug, interview)
+    attempt = own_attempt(session, ws, attempt_id)
+    block = "console" if attempt.kind == AttemptKind.scratch.value else "results"
+    view = view_of(session, attempt, ws)
+    context: dict[str, Any] = {"ws": ws, "query": {"interview": ws.interview_id} if ws.interview else {},
+                               block: view, "scratch_file": SCRATCH_FILE}
+    if view is not None and not view.in_flight:  # finished: the History list gains its new status too
+        context.update(refresh_history=True, attempts=history.attempts_in(session=session, ws=ws))
+    return render(request, PAGE, context, block=f"{block}_body")
+
+
+@router.get("/challenges/{slug}/attempts/{attempt_id}/diff", name="attempt_diff")
+def attempt_diff(request: Request, slug: str, attempt_id: RowIdPath, user: CurrentUser, session: SessionDep,
+                 interview: InterviewQuery = None, against: str = "previous") -> Response:
+    """A side-by-side diff of an attempt's files against the previous attempt or the starter."""
+    ws = workspace_for(session, user, slug, interview)
+    attempt = own_attempt(session, ws, attempt_id)
+    previous = history.previous_attempt(session=session, ws=ws, attempt=attempt)
+    if against == "previous" and previous is not None:
+        base, base_label = previous.files, f"attempt #{previous.id}"
+    else:
+        against, base, base_label = "starter", drafts.starter_files(ws), "the starter"
+    names = tuple(n for n in drafts.editable_files(ws) if n in attempt.files or n in base)
+    context = {"ws": ws, "attempt": attempt, "previous": previous, "against": against, "base_label": base_label,
+               "diffs": history.diff_files(base, attempt.files, names),
+               "query": {"interview": ws.interview_id} if ws.interview else {}, "title": ws.version.title}
+    return render(request, "workspace/diff.html", context)
+
+
+@router.get("/challenges/{slug}/draft", name="draft_state")
+def draft_state(slug: str, user: CurrentUser, session: SessionDep, interview: InterviewQuery = None) -> dict[str, Any]:
+    """The latest saved draft (a tab that fell behind loads it)."""
+    ws = workspace_for(session, user, slug, interview)
+    draft = drafts.load_draft(session=session, ws=ws)
+    session.commit()
+    return {"revision": draft.revision, "files": draft.files, "notes": draft.notes,
+            "updated_at": as_utc(draft.updated_at).isoformat()}

@@ -1,0 +1,67 @@
+"""What the editor reports about how the candidate worked: large pastes and time away from the page.
+
+Evidence for the interviewer, never a verdict. The browser sends these, so they are reduced to a
+fixed shape and capped per workspace: a script cannot fill the database through them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from app.core.errors import DojoError
+from app.workspace.context import Workspace
+from app.workspace.models import WorkspaceEvent
+
+MAX_EVENTS_PER_WORKSPACE = 2000
+# Pastes shorter than this are ordinary editing (a copied identifier), not worth a record.
+LARGE_PASTE_CHARS = 200
+
+
+class EventRejected(DojoError):
+    status_code = 422
+
+
+def _int(value: Any, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
+        raise EventRejected("Event details must be small non-negative numbers.")
+    return int(value)
+
+
+def clean_detail(ws: Workspace, kind: str, detail: dict[str, Any]) -> dict[str, Any] | None:
+    """The stored shape of one event, or None when it is not worth keeping."""
+    if kind == "paste":
+        name = detail.get("file")
+        if name not in (*ws.package.editable, "scratch.py"):
+            raise EventRejected("A paste event must name one of the workspace's files.")
+        chars = _int(detail.get("chars"), 0, 10_000_000)
+        return {"file": name, "chars": chars, "lines": _int(detail.get("lines"), 0, 1_000_000)} \
+            if chars >= LARGE_PASTE_CHARS else None
+    if kind == "focus_lost":
+        return {"seconds": round(float(_int(detail.get("seconds"), 0, 86_400)), 1)}
+    raise EventRejected(f"Unknown event kind {kind[:40]!r}: use paste or focus_lost.")
+
+
+def record_event(*, session: Session, ws: Workspace, kind: str, detail: dict[str, Any]) -> WorkspaceEvent | None:
+    """Store one editor event (flushed, not committed); ignored beyond the per-workspace cap."""
+    clean = clean_detail(ws, kind, detail)
+    if clean is None:
+        return None
+    count = session.scalar(select(func.count(WorkspaceEvent.id)).where(
+        WorkspaceEvent.user_id == ws.user.id, WorkspaceEvent.scenario_version_id == ws.version.id,
+        WorkspaceEvent.scope == ws.scope)) or 0
+    if count >= MAX_EVENTS_PER_WORKSPACE:
+        return None
+    event = WorkspaceEvent(user_id=ws.user.id, scenario_version_id=ws.version.id, interview_id=ws.interview_id,
+                           scope=ws.scope, kind=kind, detail=clean)
+    session.add(event)
+    session.flush()
+    return event
+
+
+def record_reset(*, session: Session, ws: Workspace, name: str) -> None:
+    session.add(WorkspaceEvent(user_id=ws.user.id, scenario_version_id=ws.version.id, interview_id=ws.interview_id,
+                               scope=ws.scope, kind="reset_file", detail={"file": name}))
+    session.flush()

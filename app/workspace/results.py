@@ -1,0 +1,129 @@
+"""What the Results panel shows for one attempt, shaped for who looks at it.
+
+Candidates see hidden tests only as "Hidden check passed/failed" under their component, never a
+test id, a bug id or anything that names the fix; interviewers and admins see the real ids.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from app.attempts.models import Attempt, AttemptStatus
+from app.attempts.views import candidate_tests
+from app.coaching import service as coaching_service
+from app.grading.result import COMPONENTS, GradeError, GradeResult
+from app.workspace import charts
+
+STATUS_LABELS = {"queued": "Queued", "running": "Running", "passed": "Passed", "failed": "Failed",
+                 "error": "Error", "cancelled": "Cancelled"}
+COMPONENT_TITLES = {"loss": "Loss", "positional": "Positional", "attention": "Attention", "general": "General",
+                    "training": "Training run", "generation": "Generation"}
+STAGES = {
+    "reference": "Preparing this challenge's reference run (first grading of this version)",
+    "sandbox": "Starting the sandbox",
+    "importing": "Importing your code",
+    "probe": "Probe",
+    "training": "Tiny training run",
+    "leak-probe": "Random-token leak probe",
+    "checking": "Checking the measurements",
+}
+
+
+@dataclass(frozen=True)
+class Progress:
+    text: str
+    value: int | None = None
+    maximum: int | None = None
+
+
+@dataclass(frozen=True)
+class ComponentRow:
+    component: str
+    title: str
+    passed: int
+    failed: int
+    tests: list[dict[str, Any]]  # id, passed, message, hidden (the candidate's or the staff view)
+
+
+@dataclass
+class ResultsView:
+    attempt: Attempt
+    status_label: str
+    in_flight: bool
+    progress: Progress | None = None
+    error: GradeError | None = None
+    error_location: tuple[str, int] | None = None
+    components: list[ComponentRow] = field(default_factory=list)
+    chart: charts.LossChart | None = None
+    heatmaps: list[charts.Heatmap] = field(default_factory=list)
+    training: Any = None  # the TrainingSummary, for the headline numbers and samples
+    regressions: list[str] = field(default_factory=list)
+    tips: list[dict[str, Any]] = field(default_factory=list)
+    scratch: Any = None  # ScratchOutput for scratch runs
+
+
+def queue_position(*, session: Session, attempt: Attempt) -> int:
+    """How many queued attempts were created before this one (grading is first come, first served)."""
+    return session.scalar(select(func.count(Attempt.id)).where(
+        Attempt.status == AttemptStatus.queued.value, Attempt.id < attempt.id)) or 0
+
+
+def progress_of(*, session: Session, attempt: Attempt) -> Progress:
+    if attempt.status == AttemptStatus.queued.value:
+        ahead = queue_position(session=session, attempt=attempt)
+        return Progress("Waiting for a grader: " + ("yours is next." if ahead == 0 else f"{ahead} ahead of yours."))
+    report = attempt.progress or {}
+    stage = str(report.get("stage", "sandbox"))
+    text = STAGES.get(stage, "Grading")
+    k, n = report.get("k"), report.get("n")
+    if isinstance(k, int) and isinstance(n, int) and n > 0:
+        unit = "step" if stage == "training" else ""
+        return Progress(f"{text}: {unit} {k} of {n}".replace(":  ", ": "), value=k, maximum=n)
+    return Progress(text)
+
+
+def build_view(*, session: Session, attempt: Attempt, staff: bool) -> ResultsView:
+    """The panel for one attempt: progress while it waits or runs, the verdicts afterwards."""
+    view = ResultsView(attempt=attempt, status_label=STATUS_LABELS.get(attempt.status, attempt.status),
+                       in_flight=attempt.status in ("queued", "running"))
+    if view.in_flight:
+        view.progress = progress_of(session=session, attempt=attempt)
+        return view
+    result = GradeResult.from_stored(attempt.result)
+    view.error = GradeError.model_validate(attempt.error) if attempt.error else None
+    view.error_location = view.error.location if view.error else None
+    view.tips = coaching_service.tips_of(session=session, attempt_id=attempt.id)
+    if result is None:
+        return view
+    view.scratch = result.scratch
+    shown = [t.model_dump(mode="json") | {"hidden": not t.public} for t in result.tests] if staff \
+        else candidate_tests(result.tests)
+    for component in COMPONENTS:
+        tests = [t for t in shown if t["component"] == component]
+        if tests:
+            passed = sum(1 for t in tests if t["passed"])
+            view.components.append(ComponentRow(component=component, title=COMPONENT_TITLES[component],
+                                                passed=passed, failed=len(tests) - passed, tests=tests))
+    view.regressions = _regressions(result, staff)
+    if result.training is not None:
+        view.training = result.training
+        view.chart = charts.loss_chart(result.training)
+        view.heatmaps = charts.heatmaps(result.training)
+    return view
+
+
+def _regressions(result: GradeResult, staff: bool) -> list[str]:
+    """Checks the starter passed that now fail: named for staff and for public tests, else by component."""
+    by_id = {t.id: t for t in result.tests}
+    named = []
+    for test_id in result.regressions:
+        test = by_id.get(test_id)
+        if staff or (test is not None and test.public):
+            named.append(test_id)
+        elif test is not None:
+            named.append(f"a hidden {COMPONENT_TITLES.get(test.component, test.component).lower()} check")
+    return named

@@ -1,0 +1,445 @@
+// The candidate workspace: file tabs, the code editor, autosave with a revision check, keyboard
+// shortcuts, the countdown, Results announcements and editor events. Everything here enhances a
+// page that already works as plain forms; data comes from data-* attributes (no inline script).
+(function () {
+  "use strict";
+
+  var root = document.getElementById("workspace");
+  if (!root) return;
+  var form = document.getElementById("ws-form");
+  var csrf = (form.querySelector("input[name=csrf_token]") || {}).value || "";
+  var revision = parseInt(root.dataset.revision, 10) || 0;
+  var readOnly = root.dataset.timeIsUp === "yes";
+  var editors = {}; // file name -> {get, set, focus, setTheme, view}
+  var dirtyFiles = {};
+  var dirtyNotes = {};
+  var saveTimer = null;
+  var saving = false;
+  var behind = false;
+  var AUTOSAVE_DELAY_MS = 800;
+  var LARGE_PASTE = 200;
+
+  // ---- Tabs (WAI-ARIA tabs with roving tabindex; without script each tab is a submit button) ----
+  var tabs = Array.prototype.slice.call(root.querySelectorAll("[role=tab]"));
+  var resetButton = document.getElementById("reset-button");
+
+  function activeFile() {
+    var selected = tabs.filter(function (t) { return t.getAttribute("aria-selected") === "true"; })[0];
+    return selected ? selected.dataset.file : null;
+  }
+
+  function selectTab(tab, focus) {
+    tabs.forEach(function (t) {
+      var on = t === tab;
+      t.setAttribute("aria-selected", on ? "true" : "false");
+      t.tabIndex = on ? 0 : -1;
+      document.getElementById(t.getAttribute("aria-controls")).hidden = !on;
+    });
+    if (resetButton) resetButton.value = tab.dataset.file;
+    var url = new URL(window.location.href);
+    url.searchParams.set("file", tab.dataset.file);
+    url.searchParams.delete("attempt");
+    window.history.replaceState(null, "", url.pathname + url.search + url.hash);
+    if (focus) tab.focus();
+    var editor = editors[tab.dataset.file];
+    if (editor && editor.view) editor.view.requestMeasure();
+  }
+
+  tabs.forEach(function (tab, index) {
+    tab.addEventListener("click", function (event) {
+      event.preventDefault();
+      selectTab(tab, false);
+    });
+    tab.addEventListener("keydown", function (event) {
+      var next = null;
+      if (event.key === "ArrowRight") next = tabs[(index + 1) % tabs.length];
+      else if (event.key === "ArrowLeft") next = tabs[(index - 1 + tabs.length) % tabs.length];
+      else if (event.key === "Home") next = tabs[0];
+      else if (event.key === "End") next = tabs[tabs.length - 1];
+      if (next) {
+        event.preventDefault();
+        selectTab(next, true);
+      }
+    });
+  });
+
+  function showFile(name) {
+    var tab = tabs.filter(function (t) { return t.dataset.file === name; })[0];
+    if (tab) selectTab(tab, false);
+  }
+
+  // ---- Editors: CodeMirror when its bundle loaded, else the plain textareas ----
+  var prefersDark = window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches;
+  var theme = localStorage.getItem("dojo-editor-theme") || (prefersDark ? "dark" : "light");
+  var themeButton = document.getElementById("theme-toggle");
+
+  function textareaEditor(area) {
+    return {
+      get: function () { return area.value; },
+      set: function (text) { area.value = text; },
+      focus: function () { area.focus(); },
+      setTheme: function () {},
+      view: null,
+      gotoLine: function (line) {
+        var lines = area.value.split("\n");
+        var offset = 0;
+        for (var i = 0; i < Math.min(line - 1, lines.length); i++) offset += lines[i].length + 1;
+        area.focus();
+        area.setSelectionRange(offset, offset + (lines[line - 1] || "").length);
+      },
+    };
+  }
+
+  root.querySelectorAll("textarea.code").forEach(function (area) {
+    var name = area.dataset.file;
+    if (window.DojoEditor && window.DojoEditor.fromTextarea) {
+      var editor = window.DojoEditor.fromTextarea(area, {
+        language: "python",
+        label: "Editor: " + name,
+        theme: theme,
+        readOnly: readOnly,
+        onChange: function () { markDirtyFile(name); },
+        onRun: function () { clickButton("run-button"); },
+        onSubmit: function () { clickButton("submit-button"); },
+        onSave: function () { saveNow(); },
+        onPaste: function (text) { reportPaste(name, text); },
+      });
+      editors[name] = {
+        get: editor.getValue, set: editor.setValue, focus: editor.focus, setTheme: editor.setTheme,
+        view: editor.view,
+        gotoLine: function (line) {
+          var doc = editor.view.state.doc;
+          var target = doc.line(Math.max(1, Math.min(line, doc.lines)));
+          editor.view.dispatch({ selection: { anchor: target.from, head: target.to }, scrollIntoView: true });
+          editor.focus();
+        },
+      };
+    } else {
+      editors[name] = textareaEditor(area);
+      area.addEventListener("input", function () { markDirtyFile(name); });
+      area.addEventListener("paste", function (event) {
+        reportPaste(name, (event.clipboardData || window.clipboardData).getData("text") || "");
+      });
+    }
+  });
+
+  function applyTheme() {
+    Object.keys(editors).forEach(function (name) { editors[name].setTheme(theme); });
+    if (themeButton) {
+      themeButton.setAttribute("aria-pressed", theme === "dark" ? "true" : "false");
+      themeButton.hidden = !window.DojoEditor;
+    }
+  }
+  if (themeButton) {
+    themeButton.addEventListener("click", function () {
+      theme = theme === "dark" ? "light" : "dark";
+      localStorage.setItem("dojo-editor-theme", theme);
+      applyTheme();
+    });
+  }
+  applyTheme();
+
+  // ---- Autosave with a revision check: a tab that is behind is told so and overwrites nothing ----
+  var saveStatus = document.getElementById("save-status");
+  var banner = document.getElementById("behind-banner");
+  var channel = window.BroadcastChannel ? new BroadcastChannel("dojo-draft:" + root.dataset.slug + ":" + root.dataset.scope) : null;
+
+  function setStatus(text, isError) {
+    saveStatus.textContent = text;
+    saveStatus.classList.toggle("save-error", !!isError);
+  }
+
+  function markDirtyFile(name) {
+    if (readOnly) return;
+    dirtyFiles[name] = true;
+    scheduleSave();
+  }
+
+  root.querySelectorAll("textarea.note").forEach(function (area) {
+    area.addEventListener("input", function () {
+      if (readOnly) return;
+      dirtyNotes[area.dataset.note] = true;
+      scheduleSave();
+    });
+  });
+
+  function scheduleSave() {
+    setStatus("Unsaved changes");
+    clearTimeout(saveTimer);
+    saveTimer = setTimeout(saveNow, AUTOSAVE_DELAY_MS);
+  }
+
+  function pendingBody(force) {
+    var files = {}, notes = {};
+    Object.keys(dirtyFiles).forEach(function (name) { files[name] = editors[name].get(); });
+    Object.keys(dirtyNotes).forEach(function (id) { notes[id] = document.getElementById("note-" + id).value; });
+    return { files: files, notes: notes, revision: revision, force: !!force };
+  }
+
+  function saveNow(force) {
+    clearTimeout(saveTimer);
+    if (saving || behind && !force) return Promise.resolve();
+    if (!Object.keys(dirtyFiles).length && !Object.keys(dirtyNotes).length) {
+      setStatus("Saved as revision " + revision);
+      return Promise.resolve();
+    }
+    var body = pendingBody(force);
+    var sentFiles = dirtyFiles, sentNotes = dirtyNotes;
+    dirtyFiles = {};
+    dirtyNotes = {};
+    saving = true;
+    setStatus("Saving…");
+    return fetch(root.dataset.autosaveUrl, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
+      body: JSON.stringify(body),
+      credentials: "same-origin",
+    }).then(function (response) {
+      return response.json().catch(function () { return {}; }).then(function (data) {
+        if (!response.ok) throw new Error(data.detail || "The draft could not be saved (" + response.status + ").");
+        return data;
+      });
+    }).then(function (data) {
+      if (data.saved) {
+        revision = data.revision;
+        behind = false;
+        banner.hidden = true;
+        setStatus("Saved as revision " + revision);
+        if (channel) channel.postMessage({ revision: revision });
+      } else {
+        keepDirty(sentFiles, sentNotes);
+        showBehind();
+      }
+    }).catch(function (error) {
+      keepDirty(sentFiles, sentNotes);
+      setStatus(error.message + " Your text is still here; it will be saved again.", true);
+      saveTimer = setTimeout(saveNow, 10000);
+    }).then(function () {
+      saving = false;
+      if (!behind && (Object.keys(dirtyFiles).length || Object.keys(dirtyNotes).length)) scheduleSave();
+    });
+  }
+
+  function keepDirty(files, notes) {
+    Object.keys(files).forEach(function (k) { dirtyFiles[k] = true; });
+    Object.keys(notes).forEach(function (k) { dirtyNotes[k] = true; });
+  }
+
+  function showBehind() {
+    behind = true;
+    banner.hidden = false;
+    setStatus("Not saved: another tab or device changed this workspace", true);
+  }
+
+  function loadLatest() {
+    return fetch(root.dataset.draftUrl, { credentials: "same-origin" }).then(function (r) { return r.json(); })
+      .then(function (draft) {
+        Object.keys(draft.files).forEach(function (name) {
+          if (editors[name] && editors[name].get() !== draft.files[name]) editors[name].set(draft.files[name]);
+        });
+        root.querySelectorAll("textarea.note").forEach(function (area) {
+          area.value = draft.notes[area.dataset.note] || "";
+        });
+        revision = draft.revision;
+        dirtyFiles = {};
+        dirtyNotes = {};
+        behind = false;
+        banner.hidden = true;
+        setStatus("Loaded revision " + revision);
+      });
+  }
+
+  document.getElementById("load-latest").addEventListener("click", loadLatest);
+  document.getElementById("keep-mine").addEventListener("click", function () {
+    Object.keys(editors).forEach(function (name) { dirtyFiles[name] = true; });
+    root.querySelectorAll("textarea.note").forEach(function (area) { dirtyNotes[area.dataset.note] = true; });
+    behind = false;
+    saveNow(true);
+  });
+
+  function checkRemote() {
+    if (document.hidden) return;
+    fetch(root.dataset.draftUrl, { credentials: "same-origin" }).then(function (r) { return r.json(); })
+      .then(function (draft) {
+        if (draft.revision > revision && !saving) {
+          if (Object.keys(dirtyFiles).length || Object.keys(dirtyNotes).length) showBehind();
+          else loadLatest();
+        }
+      }).catch(function () {});
+  }
+  if (channel) {
+    channel.onmessage = function (event) {
+      if (event.data && event.data.revision > revision) checkRemote();
+    };
+  }
+  document.addEventListener("visibilitychange", function () { if (!document.hidden) checkRemote(); });
+
+  window.addEventListener("beforeunload", function (event) {
+    if (Object.keys(dirtyFiles).length || Object.keys(dirtyNotes).length) {
+      saveNow();
+      event.preventDefault();
+    }
+  });
+
+  // ---- Run, Submit, Save and their keys ----
+  function clickButton(id) {
+    var button = document.getElementById(id);
+    if (button && !button.disabled) button.click();
+  }
+
+  // Before htmx posts the form, the editors' text is already mirrored into the textareas; after it,
+  // the server has saved that text as the newest revision.
+  document.body.addEventListener("htmx:configRequest", function (event) {
+    var elt = event.detail.elt;
+    if (elt && (elt.id === "run-button" || elt.id === "submit-button" || elt.id === "scratch-button")) {
+      Object.keys(editors).forEach(function (name) {
+        event.detail.parameters["file:" + name] = editors[name].get();
+      });
+      clearTimeout(saveTimer);
+      dirtyFiles = {};
+      dirtyNotes = {};
+    }
+  });
+  document.body.addEventListener("htmx:afterRequest", function (event) {
+    var xhr = event.detail.xhr;
+    var newRevision = xhr && xhr.getResponseHeader("X-Draft-Revision");
+    if (newRevision) {
+      revision = parseInt(newRevision, 10);
+      setStatus("Saved as revision " + revision);
+      if (channel) channel.postMessage({ revision: revision });
+    }
+  });
+
+  document.getElementById("save-button").addEventListener("click", function (event) {
+    event.preventDefault();
+    Object.keys(editors).forEach(function (name) { dirtyFiles[name] = true; });
+    saveNow();
+  });
+
+  document.addEventListener("keydown", function (event) {
+    var mod = event.ctrlKey || event.metaKey;
+    if (!mod) return;
+    if (event.key === "Enter" && event.shiftKey) {
+      event.preventDefault();
+      clickButton("submit-button");
+    } else if (event.key === "Enter") {
+      event.preventDefault();
+      clickButton("run-button");
+    } else if (event.key === "s" || event.key === "S") {
+      event.preventDefault();
+      Object.keys(editors).forEach(function (name) { dirtyFiles[name] = true; });
+      saveNow();
+    }
+  });
+
+  // ---- Confirmations (the no-script path asks on a page of its own) ----
+  if (resetButton) {
+    resetButton.addEventListener("click", function (event) {
+      var name = activeFile();
+      event.preventDefault();
+      if (!window.confirm("Reset " + name + " to the starter? Your current text of it is replaced (a snapshot is kept).")) return;
+      saveNow().then(function () {
+        var reset = document.createElement("form");
+        reset.method = "post";
+        reset.action = resetButton.getAttribute("formaction");
+        [["csrf_token", csrf], ["file", name], ["confirm", "yes"]].forEach(function (pair) {
+          var input = document.createElement("input");
+          input.type = "hidden";
+          input.name = pair[0];
+          input.value = pair[1];
+          reset.appendChild(input);
+        });
+        document.body.appendChild(reset);
+        window.onbeforeunload = null;
+        reset.submit();
+      });
+    });
+  }
+
+  // ---- Results: announce status changes, jump to an error's line ----
+  var resultsStatus = document.getElementById("results-status");
+  var lastAnnounced = "";
+  function announce() {
+    var body = document.getElementById("results-body");
+    var status = body ? body.dataset.status : "";
+    if (status && status !== lastAnnounced) {
+      resultsStatus.textContent = "Results: " + status;
+      lastAnnounced = status;
+    }
+  }
+  document.body.addEventListener("htmx:afterSettle", announce);
+  lastAnnounced = (document.getElementById("results-body") || {}).dataset ? document.getElementById("results-body").dataset.status : "";
+
+  root.addEventListener("click", function (event) {
+    var link = event.target.closest ? event.target.closest("a.goto-line") : null;
+    if (!link) return;
+    event.preventDefault();
+    showFile(link.dataset.file);
+    var editor = editors[link.dataset.file];
+    if (editor) editor.gotoLine(parseInt(link.dataset.line, 10));
+  });
+
+  // ---- Countdown ----
+  var countdown = document.getElementById("countdown");
+  var countdownAnnounce = document.getElementById("countdown-announce");
+  var endsAt = Date.parse(root.dataset.endsAt);
+  var interview = root.dataset.interview === "yes";
+  var warned = false;
+  function tick() {
+    var left = Math.round((endsAt - Date.now()) / 1000);
+    if (left <= 0) {
+      countdown.textContent = interview ? "Time is up" : "Over the budget by " + formatSeconds(-left);
+      countdown.classList.add("countdown-low");
+      if (interview && !readOnly && left < -35) { window.location.reload(); }
+      return;
+    }
+    countdown.textContent = formatSeconds(left) + " left";
+    if (left <= 300 && !warned) {
+      warned = true;
+      countdown.classList.add("countdown-low");
+      countdownAnnounce.textContent = "Five minutes left.";
+    }
+  }
+  function formatSeconds(total) {
+    var h = Math.floor(total / 3600), m = Math.floor((total % 3600) / 60), s = total % 60;
+    var mm = (h ? String(m).padStart(2, "0") : String(m)), ss = String(s).padStart(2, "0");
+    return (h ? h + ":" : "") + mm + ":" + ss;
+  }
+  if (!isNaN(endsAt) && !readOnly) {
+    tick();
+    setInterval(tick, 1000);
+  }
+
+  // ---- Evidence for interviewers: large pastes and time away from the page ----
+  function sendEvent(kind, detail) {
+    fetch(root.dataset.eventsUrl, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
+      body: JSON.stringify({ kind: kind, detail: detail }),
+      credentials: "same-origin",
+      keepalive: true,
+    }).catch(function () {});
+  }
+  function reportPaste(name, text) {
+    if (text.length >= LARGE_PASTE) sendEvent("paste", { file: name, chars: text.length, lines: text.split("\n").length });
+  }
+  if (interview) {
+    var leftAt = null;
+    document.addEventListener("visibilitychange", function () {
+      if (document.hidden) leftAt = Date.now();
+      else if (leftAt) {
+        var seconds = Math.round((Date.now() - leftAt) / 1000);
+        leftAt = null;
+        if (seconds >= 2) sendEvent("focus_lost", { seconds: seconds });
+      }
+    });
+    window.addEventListener("blur", function () { if (!leftAt) leftAt = Date.now(); });
+    window.addEventListener("focus", function () {
+      if (leftAt && !document.hidden) {
+        var seconds = Math.round((Date.now() - leftAt) / 1000);
+        leftAt = null;
+        if (seconds >= 2) sendEvent("focus_lost", { seconds: seconds });
+      }
+    });
+  }
+})();

@@ -1,0 +1,1 @@
+from web.support import fast_password_hashing, make_account, published_version, web_app, web_client  # noqa: F401

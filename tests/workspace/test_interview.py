@@ -22,7 +22,9 @@ from app.users.service import create_user
 from .helpers import HTMX, page_csrf, signed_in
 
 
-def _interview(db: Session, candidate: Account, *, minutes: int = 30, started_ago: timedelta | None = None) -> Interview:
+def _interview(
+    db: Session, candidate: Account, *, minutes: int = 30, started_ago: timedelta | None = None
+) -> Interview:
     interviewer = create_user(session=db, email=unique_email("interviewer"), password=None, role="interviewer")
     db.flush()
     interview = Interview(

@@ -16,8 +16,8 @@ from app.core.db import utcnow
 from app.core.errors import DojoError
 from app.core.settings import get_settings
 from app.dispatch import dispatcher
-from app.interviews import access as interview_access
 from app.engine.scratch import FILE_NAME as SCRATCH_FILE
+from app.interviews import access as interview_access
 from app.interviews import clock
 from app.interviews.models import Interview
 from app.scenarios import service as scenarios_service

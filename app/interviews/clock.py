@@ -1,7 +1,9 @@
-"""An interview's clock: it starts on the candidate's first visit and ends after the time limit.
+"""Enforcing an interview's clock on the candidate's work (the deadline itself is state.deadline).
 
-A run or submit within DEADLINE_GRACE after the deadline is still taken (a click in the last
-second); after that, runs, submits and edits are refused and the last draft is what stays.
+The clock starts on the candidate's first visit (or first attempt). A run or submit within
+DEADLINE_GRACE after the deadline is still taken (a click in the last second); after that, and once
+the candidate ended the interview or the interviewer revoked it, runs, submits and edits are refused
+and the last draft is what stays.
 """
 
 from __future__ import annotations
@@ -10,23 +12,18 @@ from datetime import datetime, timedelta
 
 from app.auth.tokens import as_utc
 from app.core.db import utcnow
-from app.core.errors import DojoError
+from app.interviews.errors import InterviewClosed
 from app.interviews.models import Interview
+from app.interviews.state import deadline
 
 DEADLINE_GRACE = timedelta(seconds=30)
+KEPT = "Your last saved draft and your attempts are kept for the interviewer; nothing more can be run or submitted."
+
+__all__ = ["DEADLINE_GRACE", "TimeIsUp", "deadline", "refuse_after_deadline", "start"]
 
 
-class TimeIsUp(DojoError):
-    """The interview's time ran out; the message says what is kept."""
-
-    status_code = 409
-
-
-def deadline(interview: Interview) -> datetime | None:
-    """When the interview's time runs out, or None before the candidate started."""
-    if interview.started_at is None:
-        return None
-    return as_utc(interview.started_at) + timedelta(minutes=interview.time_limit_minutes)
+class TimeIsUp(InterviewClosed):
+    """The interview is over for the candidate; the message says why and what is kept."""
 
 
 def start(interview: Interview) -> None:
@@ -36,8 +33,11 @@ def start(interview: Interview) -> None:
 
 
 def refuse_after_deadline(interview: Interview, now: datetime | None = None) -> None:
-    """Raise TimeIsUp once the deadline and its grace have passed."""
+    """Raise TimeIsUp when the interview was revoked, ended by the candidate, or ran out of time."""
+    if interview.revoked_at is not None:
+        raise TimeIsUp(f"This interview was revoked by the interviewer. {KEPT}")
+    if interview.submitted_at is not None:
+        raise TimeIsUp(f"You ended this interview at {as_utc(interview.submitted_at).strftime('%H:%M UTC')}. {KEPT}")
     ends = deadline(interview)
     if ends is not None and (now or utcnow()) > ends + DEADLINE_GRACE:
-        raise TimeIsUp(f"Time is up: this interview ended at {ends.strftime('%H:%M UTC')}. Your last saved "
-                       "draft and your attempts are kept for the interviewer; nothing more can be run or submitted.")
+        raise TimeIsUp(f"Time is up: this interview ended at {ends.strftime('%H:%M UTC')}. {KEPT}")

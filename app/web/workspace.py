@@ -89,6 +89,7 @@ def page_context(request: Request, session: Session, ws: Workspace, *, attempt_i
         "ends_at": ws.deadline or (started + ws.time_limit),
         "time_limit_minutes": int(ws.time_limit / timedelta(minutes=1)),
         "time_is_up": ws.time_is_up(),
+        "closed_reason": ws.closed_reason(),
         "notice": notice,
         "query": {"interview": ws.interview_id} if ws.interview else {},
         "editor_bundle": EDITOR_BUNDLE if (STATIC_DIR / EDITOR_BUNDLE).is_file() else None,

@@ -21,12 +21,13 @@ from app.auth.deps import CurrentUser, SessionDep
 from app.auth.tokens import as_utc
 from app.core.errors import DojoError
 from app.engine.scratch import FILE_NAME as SCRATCH_FILE
+from app.interviews import state
 from app.web.limits import CODE_FIELD_PREFIX
 from app.web.params import RowIdPath
 from app.web.templating import is_htmx, render
 from app.web.workspace import PAGE, InterviewQuery, own_attempt, page_context, view_of, workspace_for
 from app.workspace import drafts, events, hints, history
-from app.workspace.context import Workspace
+from app.workspace.context import Workspace, open_interview_workspace
 
 router = APIRouter(tags=["pages"], include_in_schema=False)
 NOTE_FIELD_PREFIX = "note:"
@@ -235,3 +236,16 @@ def workspace_event(slug: str, user: CurrentUser, session: SessionDep, body: Ann
     events.record_event(session=session, ws=ws, kind=body.kind, detail=body.detail)
     session.commit()
     return Response(status_code=204)
+
+
+@router.post("/interviews/{interview_id}/finish", name="finish_interview")
+def finish_interview(request: Request, interview_id: RowIdPath, user: CurrentUser, session: SessionDep) -> Response:
+    """The candidate ends the interview early: the workspace turns read-only for good."""
+    ws = open_interview_workspace(session=session, user=user, interview_id=interview_id)
+    assert ws.interview is not None
+    try:
+        state.finish_interview(session, ws.interview)
+    except DojoError as exc:
+        return refused(request, session, ws, exc)
+    session.commit()
+    return RedirectResponse(str(request.url_for("interview_workspace", interview_id=interview_id)), status_code=303)

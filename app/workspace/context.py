@@ -54,11 +54,15 @@ class Workspace:
         return clock.deadline(self.interview) if self.interview is not None else None
 
     def time_is_up(self) -> bool:
+        return self.closed_reason() is not None
+
+    def closed_reason(self) -> str | None:
+        """Why nothing more can be run or saved (time up, ended, revoked), or None while it is open."""
         try:
             self.refuse_after_deadline()
-        except clock.TimeIsUp:
-            return True
-        return False
+        except clock.TimeIsUp as exc:
+            return exc.message
+        return None
 
     def refuse_after_deadline(self) -> None:
         """Raise TimeIsUp once an interview's deadline (and its grace) has passed."""

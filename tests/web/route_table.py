@@ -147,6 +147,8 @@ ROUTE_TABLE: dict[tuple[str, str], Expect] = {
     ("POST", "/challenges/{slug}/hint"): signed_in(404, anonymous=TO_SIGN_IN, path="/challenges/no-such/hint"),
     ("POST", "/challenges/{slug}/reset"): signed_in(404, anonymous=TO_SIGN_IN, path="/challenges/no-such/reset"),
     ("GET", "/challenges/{slug}/download"): signed_in(404, anonymous=TO_SIGN_IN, path="/challenges/no-such/download"),
+    ("POST", "/interviews/{interview_id}/finish"): signed_in(404, anonymous=TO_SIGN_IN,
+                                                            path="/interviews/999999999/finish"),
     ("POST", "/challenges/{slug}/events"): signed_in(404, anonymous=TO_SIGN_IN, path="/challenges/no-such/events",
                                                      json={"kind": "paste"}),
 }

@@ -75,7 +75,7 @@ def test_after_the_deadline_runs_submits_and_edits_are_refused_and_the_draft_is_
                        headers={"X-CSRF-Token": token})
     assert save.status_code == 409 and "Time is up" in save.json()["detail"]
     page = client.get(f"/interviews/{interview.id}/workspace").text
-    assert "The editor is read-only now" in page or "the editor is read-only now" in page
+    assert "Time is up: this interview ended at" in page and "The editor is read-only now." in page
     assert "# last" in page and "# too late" not in page
     assert 'id="submit-button"' in page and "disabled" in page.split('id="submit-button"')[1].split(">")[0]
     assert db.scalars(select(Attempt).where(Attempt.user_id == me.user.id)).all() == []
@@ -115,3 +115,20 @@ def test_someone_elses_interview_workspace_is_not_found(
     assert client.get(f"/challenges/leaky-mask?interview={interview.id}").status_code == 404
     db.expire_all()
     assert db.get(Interview, interview.id).started_at is None
+
+
+def test_ending_the_interview_early_makes_the_workspace_read_only(
+    web_app: FastAPI, db: Session, make_account: Callable[..., Account], published_version: ScenarioVersion
+) -> None:
+    me = make_account("candidate")
+    interview = _interview(db, me, minutes=30, started_ago=timedelta(minutes=5))
+    client = signed_in(web_app, me)
+    page, token = page_csrf(client, f"/interviews/{interview.id}/workspace")
+    assert ">End interview</button>" in page
+    ended = client.post(f"/interviews/{interview.id}/finish", data={"csrf_token": token}, follow_redirects=False)
+    assert ended.status_code == 303
+    page = client.get(f"/interviews/{interview.id}/workspace").text
+    assert "You ended this interview at" in page and ">End interview</button>" not in page
+    late = client.post(f"/challenges/leaky-mask/attempts?interview={interview.id}",
+                       data={"csrf_token": token, "kind": "run"}, follow_redirects=False)
+    assert late.status_code == 409 and "You ended this interview" in late.text

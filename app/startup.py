@@ -39,9 +39,15 @@ def on_start(app: FastAPI) -> None:
     # Local pool or Celery sender; either way queued and stale attempts are dispatched again now.
     dispatcher.start()
 
+    from app.interviews import reminders
+
+    reminders.start()  # invite reminders by email, when SMTP_URL is set
+
 
 def on_stop(app: FastAPI) -> None:
     """Stop background workers started by on_start."""
     from app.dispatch import dispatcher
+    from app.interviews import reminders
 
+    reminders.stop()
     dispatcher.stop()

@@ -1,0 +1,97 @@
+"""Real Chromium: an admin forks leaky-mask, plants a bug by editing the solution, validates, sees the
+matrix and publishes; a candidate then finds the new challenge and solves it through the API."""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.request
+import uuid
+from typing import Any
+
+import pytest
+
+from app.engine.builtin import find_builtin
+from web.live_server import LiveServer
+from web.test_browser import _sign_in, browser, console_errors, page, server  # noqa: F401
+
+pytestmark = [pytest.mark.browser, pytest.mark.bwrap]
+# A small training run keeps the validation (eight sandboxed runs) and the grading quick on two cores.
+SMALL_TRAINING = {"steps": "80", "batch size": "8", "block size": "16", "n layer": "1", "n head": "2",
+                  "n embd": "32"}
+
+
+def _api(live: LiveServer, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
+    request = urllib.request.Request(f"{live.url}{path}", method=method,
+                                     data=None if body is None else json.dumps(body).encode(),
+                                     headers={"Content-Type": "application/json",
+                                              **({"Authorization": f"Bearer {token}"} if token else {})})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return json.loads(response.read())
+
+
+def test_admin_plants_validates_publishes_and_a_candidate_solves_it(
+        browser: Any, page: Any, server: LiveServer) -> None:  # noqa: F811
+    slug = f"leakier-{uuid.uuid4().hex[:6]}"
+    _sign_in(page, server, server.users["admin"], server.password)
+    page.wait_for_url(f"{server.url}/admin")
+    page.get_by_role("link", name="Scenarios", exact=True).click()
+    page.get_by_label("Slug").fill(slug)
+    page.get_by_label("Title").fill("The Leakier Mask")
+    page.get_by_label("Start from").select_option(label="Fork leaky-mask v1 (published)")
+    page.get_by_role("button", name="Create draft").click()
+    page.wait_for_url(f"{server.url}/admin/scenarios/{slug}/versions/1/edit")
+    for name, value in SMALL_TRAINING.items():
+        page.get_by_label(name, exact=True).fill(value)
+    page.get_by_role("button", name="Save draft").click()
+    page.get_by_text("Draft saved.").wait_for()
+
+    page.get_by_role("link", name="Add bug").click()
+    page.get_by_label("Kind").select_option("softmax-wrong-dim")
+    page.get_by_label("Component").select_option("attention")
+    page.get_by_label("Bug id").fill("softmax-over-queries")
+    page.get_by_label("Title").fill("Attention weights normalised over the queries")
+    for n, hint in enumerate(["Look at one head's attention weights.", "What should each row add up to?",
+                              "Normalise over the key axis: dim=-1."], start=1):
+        page.get_by_label(f"Hint {n}", exact=False).fill(hint)
+    page.get_by_label("Expected behaviour").fill("Each query's weights over the keys sum to one.")
+    page.get_by_label("How to detect it").fill("Row sums of the attention matrix differ from one.")
+    page.get_by_label("The fix").fill("Use F.softmax(att, dim=-1).")
+    editor = page.get_by_label("Editor: model.py (copy of the solution)")
+    editor.fill(editor.input_value().replace("att = F.softmax(att, dim=-1)", "att = F.softmax(att, dim=-2)"))
+    page.get_by_role("button", name="Check edits").click()
+    page.get_by_text("model.py line 45: applies exactly once").wait_for()
+    page.get_by_role("button", name="Add bug").click()
+    page.get_by_text("Bug softmax-over-queries planted.").wait_for()
+
+    page.get_by_role("button", name="Validate").click()
+    page.get_by_text("Validation queued.").wait_for()
+    # htmx polls the validation section until the job ends and the matrix replaces the progress line.
+    page.get_by_role("heading", name="Bug × test matrix").wait_for(timeout=600_000)
+    assert page.locator(".validation-verdict").inner_text() == "Valid."
+    row = page.locator("table.matrix tr", has_text="softmax-over-queries")
+    assert row.locator("td.caught").count() >= 1
+    assert page.locator("table.matrix tbody tr").count() == 5
+    page.screenshot(path=str(server.data_dir / "authoring-version.png"), full_page=True)
+    page.get_by_role("button", name="Publish").click()
+    page.get_by_text("Published.").wait_for()
+    assert page.locator(".status").first.inner_text() == "published"
+
+    candidate = browser.new_context().new_page()
+    _sign_in(candidate, server, server.users["candidate"], server.password)
+    candidate.wait_for_url(f"{server.url}/candidate")
+    assert candidate.get_by_role("heading", name="The Leakier Mask").count() == 1
+    candidate.context.close()
+
+    token = _api(server, "POST", "/api/auth/token", {"email": server.users["candidate"],
+                                                     "password": server.password})["access_token"]
+    starter = _api(server, "GET", f"/api/scenarios/{slug}", token=token)["files"]
+    assert "att = F.softmax(att, dim=-2)" in starter["model.py"]
+    fixed = dict(find_builtin("leaky-mask").solution_files)  # the fork's solution: every bug fixed
+    attempt = _api(server, "POST", "/api/attempts", {"scenario": slug, "files": fixed, "kind": "submit"}, token)
+    deadline = time.monotonic() + 300
+    while (result := _api(server, "GET", f"/api/attempts/{attempt['id']}", token=token))["status"] in (
+            "queued", "running"):
+        assert time.monotonic() < deadline, "the grading did not finish"
+        time.sleep(1)
+    assert result["status"] == "passed", result.get("error")

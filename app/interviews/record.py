@@ -21,10 +21,10 @@ from app.engine.package import ScenarioPackage
 from app.grading.result import GradeResult
 from app.grading.scoring import HINT_PENALTY
 from app.interviews import state as state_module
-from app.interviews.diffs import FileDiff, files_diff
 from app.interviews.models import Interview
 from app.scenarios import service as scenarios_service
 from app.scenarios.models import ScenarioVersion
+from app.workspace.history import FileDiff, diff_files
 from app.workspace.models import HintReveal, scope_for
 
 GRADED = (AttemptKind.run.value, AttemptKind.submit.value)
@@ -145,13 +145,14 @@ def build_record(*, session: Session, interview: Interview, with_details: bool =
     for number, attempt in enumerate(interview_attempts(session=session, interview_id=interview.id), start=1):
         files = {k: str(v) for k, v in attempt.files.items()}
         before = {k: str(v) for k, v in previous.files.items()} if previous else dict(package.starter_files)
+        names = tuple(sorted(set(files) | set(before)))
         record.attempts.append(AttemptEntry(
             attempt=attempt, number=number, offset=offset_from(interview.started_at, attempt.created_at),
             result=GradeResult.from_stored(attempt.result),
             tips=coaching_service.tips_of(session=session, attempt_id=attempt.id) if with_details else [],
-            diff_previous=files_diff(before, files) if with_details else [],
+            diff_previous=diff_files(before, files, names) if with_details else [],
             previous_number=number - 1 if previous else None,
-            diff_starter=files_diff(dict(package.starter_files), files) if with_details else [],
+            diff_starter=diff_files(dict(package.starter_files), files, names) if with_details else [],
         ))
         previous = attempt
     record.hints = hints_taken(session=session, interview=interview, package=package)

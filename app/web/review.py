@@ -18,6 +18,7 @@ from app.interviews.state import deadline
 from app.users.models import User
 from app.web.params import MAX_ROW_ID, RowIdPath
 from app.web.templating import is_htmx, render
+from app.workspace import results
 
 router = APIRouter(prefix="/interviewer/interviews", tags=["pages"], include_in_schema=False)
 
@@ -52,6 +53,9 @@ def review_context(
         "can_manage": access.can_manage(user, interview),
         "reviewers": access.reviewers_of(session=session, interview=interview),
         "deadline": deadline(interview),
+        # The workspace's own Results panel (curves, influence maps, tips), in its staff view.
+        "panels": {e.attempt.id: results.build_view(session=session, attempt=e.attempt, staff=True)
+                   for e in record.attempts if e.graded} if details else {},
         "cell_labels": CELL_LABELS,
         "clock": clock,
         "minutes": minutes,

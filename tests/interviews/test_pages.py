@@ -17,7 +17,7 @@ from app.grading.result import GradeResult, ScratchOutput
 from app.interviews.models import Interview
 from app.scenarios.models import ScenarioVersion
 from app.workspace.models import Draft, DraftSnapshot, HintReveal, scope_for
-from interviews.factories import add_attempt, package_of, started_interview
+from interviews.factories import add_attempt, package_of, small_training, started_interview
 
 SCRIPT = "<script>alert(1)</script>"
 
@@ -40,7 +40,7 @@ def _worked_interview(db: Session, owner: Account, candidate: Account, version: 
     edited = package.starter_files["model.py"] + "\n# checked the loss at init\n"
     second = add_attempt(db=db, interview=interview, user=candidate.user, version=version, fixed={first_bug},
                          files={"model.py": edited}, at=start + timedelta(minutes=6),
-                         notes={package.questions[0]["id"]: f"I tested it {SCRIPT}"})
+                         notes={package.questions[0]["id"]: f"I tested it {SCRIPT}"}, training=small_training())
     scratch = GradeResult(status="passed", kind="scratch",
                           scratch=ScratchOutput(stdout="loss at init 4.17", exit_code=0)).to_dict()
     add_attempt(db=db, interview=interview, user=candidate.user, version=version, kind="scratch",
@@ -77,7 +77,8 @@ def test_owner_sees_timeline_attempts_hints_signals_and_playback(
     assert "cell-not_verifiable" in text.split(package.bugs[1].title, 1)[1].split("</tr>", 1)[0]
     assert "Submit 1" in text and "Submit 3" in text and "Scratch 2" in text
     assert "loss at init 4.17" in text  # scratch output
-    assert 'class="diff-add">+# checked the loss at init' in text
+    assert 'added: </span># checked the loss at init' in text
+    assert 'aria-label="Loss curves"' in text and "Influence" in text  # the workspace's results panel
     assert "Frame the loss first." in text and "Check ln V." in text
     assert "1 of 3" in text and package.bugs[1].title in text  # the hint with its bug and level
     assert "Integrity signals" in text and "Large pastes" in text
@@ -189,7 +190,7 @@ def test_report_compare_and_dashboard_links(
     report = client.get(f"/interviewer/interviews/{interview.id}/report")
     assert report.status_code == 200
     assert 'href="http://testserver/static/css/review-print.css" media="print"' in report.text
-    assert "Per-bug timeline" in report.text and "# checked the loss at init" in report.text
+    assert "Per-bug timeline" in report.text and "added: </span># checked the loss at init" in report.text
     compare = client.get(f"/interviewer/versions/{published_version.id}/compare?sort=score&dir=desc")
     assert compare.status_code == 200
     assert compare.text.index(other.email) < compare.text.index(candidate.email)  # 100 before 25

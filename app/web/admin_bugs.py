@@ -12,6 +12,7 @@ from app.engine.errors import PackageError
 from app.engine.kinds import BUG_KINDS
 from app.engine.package import COMPONENTS, ScenarioPackage
 from app.scenarios import authoring, bug_edits, drafts
+from app.web.admin_scenarios import editor_bundle
 from app.web.admin_versions import load
 from app.web.templating import render
 
@@ -31,7 +32,7 @@ def _page(request: Request, slug: str, version: Any, form: dict[str, str], *, ch
     return render(request, "admin/bug.html", {
         "slug": slug, "version": version, "package": ScenarioPackage.from_dict(version.content), "form": form,
         "kinds": BUG_KINDS, "components": COMPONENTS, "checked": checked, "error": error, "proposal": proposal,
-        "templates": sorted(bug_edits.TEMPLATES),
+        "templates": sorted(bug_edits.TEMPLATES), "editor_bundle": editor_bundle(),
     }, status_code=status_code)
 
 

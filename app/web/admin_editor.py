@@ -11,7 +11,7 @@ from app.auth.deps import AdminUser, SessionDep
 from app.engine.errors import PackageError
 from app.engine.package import DIFFICULTIES, TRAINING_KEYS, ScenarioPackage
 from app.scenarios import authoring, drafts
-from app.web.admin_scenarios import version_url
+from app.web.admin_scenarios import editor_bundle, version_url
 from app.web.admin_versions import load
 from app.web.markdown import render_markdown
 from app.web.templating import render
@@ -34,7 +34,7 @@ def _page(request: Request, slug: str, version: Any, form: dict[str, str], *, er
     return render(request, "admin/edit.html", {
         "slug": slug, "version": version, "package": package, "form": form, "error": error,
         "difficulties": DIFFICULTIES, "training_keys": list(TRAINING_KEYS),
-        "preview": render_markdown(form.get("brief", "")),
+        "preview": render_markdown(form.get("brief", "")), "editor_bundle": editor_bundle(),
     }, status_code=status_code)
 
 

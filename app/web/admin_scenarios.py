@@ -19,6 +19,16 @@ from app.web.templating import render
 router = APIRouter(prefix="/admin/scenarios", tags=["pages"], include_in_schema=False)
 
 
+EDITOR_BUNDLE = "vendor/codemirror/dojo-editor-markdown.min.js"  # DojoEditor with Python and Markdown
+
+
+def editor_bundle() -> str | None:
+    """The static path of the code editor bundle, when it is installed; plain textareas otherwise."""
+    from app.core.paths import STATIC_DIR
+
+    return EDITOR_BUNDLE if (STATIC_DIR / EDITOR_BUNDLE).is_file() else None
+
+
 def version_url(request: Request, slug: str, number: int, name: str = "admin_version") -> str:
     return str(request.url_for(name, slug=slug, number=number))
 

@@ -8,6 +8,7 @@ from fastapi.testclient import TestClient
 
 from app.audit.models import AuditEvent
 from app.core.db import new_session
+from app.dispatch.jobs import grade_attempt
 from app.engine.builtin import find_builtin
 from app.engine.zipimport import load_zip
 from app.scenarios.export import package_files
@@ -56,10 +57,24 @@ def test_upload_validate_publish_export_and_the_audit_trail(app_client: TestClie
     assert exported.status_code == 200 and exported.headers["content-type"] == "application/zip"
     assert load_zip(exported.content).content_hash == body["content_hash"]
 
+    # A candidate's attempt, graded by a worker; then a rejudge grades it again and finds nothing changed.
+    files = load_zip(exported.content).solution_files
+    attempt = app_client.post("/api/attempts", json={"scenario": slug, "files": files, "kind": "submit"},
+                              headers=candidate)
+    assert attempt.status_code == 202, attempt.text
+    assert grade_attempt(attempt.json()["id"]) == "graded"
+    rejudging = app_client.post(f"{BASE}/{slug}/versions/1/rejudge", headers=admin)
+    assert rejudging.status_code == 202 and rejudging.json()["kind"] == "rejudge"
+    run_queued_tasks(rejudging.json()["id"])
+    done = app_client.get(f"{BASE}/{slug}/versions/1", headers=admin).json()["jobs"]["rejudge"]
+    assert done["status"] == "done" and done["summary"] == {"attempts": 1, "changed": 0}
+    assert app_client.get(f"/api/attempts/{attempt.json()['id']}", headers=candidate).json()["status"] == "passed"
+
     with new_session() as session:
         actions = [e.action for e in session.query(AuditEvent).filter(AuditEvent.target.startswith(slug))
                    .order_by(AuditEvent.id)]
-    assert actions == ["scenario.imported", "version.created", "version.validation_started", "version.published"]
+    assert actions == ["scenario.imported", "version.created", "version.validation_started", "version.published",
+                       "version.rejudge_started"]
 
 
 @pytest.mark.bwrap

@@ -76,3 +76,20 @@ def test_a_second_validation_while_one_runs_is_refused(app_db: None) -> None:  #
         with new_session() as session:
             session.query(ScenarioJob).filter_by(id=job_id).delete()
             session.commit()
+
+
+def test_start_up_queues_one_validation_per_version_without_a_current_reference(app_db: None) -> None:  # noqa: F811
+    version_id = tiny_draft()
+    try:
+        with new_session() as session:
+            version = session.get(ScenarioVersion, version_id)
+            assert validation.validate_missing_references(session=session, versions=[version]) == 1
+            session.commit()
+            # A second start while it is queued (or another web process) adds nothing.
+            assert validation.validate_missing_references(session=session, versions=[version]) == 0
+            jobs = session.query(ScenarioJob).filter_by(scenario_version_id=version_id).all()
+            assert [(j.kind, j.status, j.total) for j in jobs] == [("validate", "queued", 5)]
+    finally:  # never leave queued tasks behind for pools that later tests start
+        with new_session() as session:
+            session.query(ScenarioJob).filter_by(scenario_version_id=version_id).delete()
+            session.commit()

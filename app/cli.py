@@ -37,6 +37,7 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
         "proxy_headers": bool(proxies),
         "forwarded_allow_ips": ",".join(proxies) if proxies else "",
         "log_config": None,  # app.ops.logs configures logging (JSON by default) for uvicorn too
+        "access_log": False,  # app.ops.middleware logs each request by route template, never the path
         "server_header": False,
     }
 
@@ -96,6 +97,12 @@ def _first_admin(args: argparse.Namespace) -> int:
 
 
 def _worker(args: argparse.Namespace) -> int:
+    from app.core.settings import get_settings
+
+    if get_settings().metrics_port:
+        from app.ops.metrics import prepare_multiprocess_dir
+
+        prepare_multiprocess_dir()  # before prometheus-client is imported in this process or its pool
     from app.dispatch.celery_worker import worker_command
 
     return worker_command(concurrency=args.concurrency, loglevel=args.loglevel)

@@ -5,6 +5,7 @@ from app.audit.models import AuditEvent
 from app.auth.models import EndedSession
 from app.coaching.models import CoachingTip
 from app.core.db import Base
+from app.dispatch.models import AttemptDispatch
 from app.interviews.models import Interview, Review
 from app.scenarios.job_models import JobTask, ScenarioJob
 from app.scenarios.models import Scenario, ScenarioVersion
@@ -13,7 +14,7 @@ from app.users.models import ApiToken, User
 from app.workspace.models import Draft, DraftSnapshot, HintReveal, WorkspaceEvent
 
 __all__ = [
-    "ApiToken", "Attempt", "AuditEvent", "Base", "CoachingTip", "Draft", "DraftSnapshot", "EndedSession", "HintReveal",
-    "Interview", "JobTask", "Review", "Scenario", "ScenarioJob", "ScenarioVersion", "SiteSetting", "User",
-    "WorkspaceEvent",
+    "ApiToken", "Attempt", "AttemptDispatch", "AuditEvent", "Base", "CoachingTip", "Draft", "DraftSnapshot",
+    "EndedSession", "HintReveal", "Interview", "JobTask", "Review", "Scenario", "ScenarioJob", "ScenarioVersion",
+    "SiteSetting", "User", "WorkspaceEvent",
 ]

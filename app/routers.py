@@ -11,6 +11,7 @@ def include_all(app: FastAPI) -> None:
     from app.attempts import api as attempts_api
     from app.auth import api as auth_api
     from app.interviews import api as interviews_api
+    from app.ops import routes as ops_routes
     from app.scenarios import admin_api as scenarios_admin_api
     from app.scenarios import api as scenarios_api
     from app.web import account as web_account
@@ -37,6 +38,7 @@ def include_all(app: FastAPI) -> None:
     app.include_router(auth_api.router)
     app.include_router(interviews_api.router)
     app.include_router(web_system.router)
+    app.include_router(ops_routes.router)
     app.include_router(web_account.router)
     app.include_router(web_candidate.router)
     app.include_router(web_interviewer.router)

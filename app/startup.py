@@ -34,6 +34,11 @@ def on_start(app: FastAPI) -> None:
             session.commit()
         log.info("reference validation queued for %d scenario version(s)", queued)
 
+    if settings.metrics_port:
+        from app.ops.metrics import start_metrics_server
+
+        start_metrics_server(settings.metrics_port)
+
     from app.dispatch import dispatcher
 
     # Local pool or Celery sender; either way queued and stale attempts are dispatched again now.

@@ -47,7 +47,15 @@ def get_celery() -> Celery:
         accept_content=["json"],
         # A message whose worker vanished (machine lost) comes back after this; the heartbeat sweep
         # in every worker usually re-dispatches it much sooner.
-        broker_transport_options={"visibility_timeout": HARD_TIME_LIMIT_SECONDS + 120},
+        broker_transport_options={
+            "visibility_timeout": HARD_TIME_LIMIT_SECONDS + 120,
+            # A broker that does not answer fails a send within seconds, so a request is not held up;
+            # the attempt stays queued and the sweeper sends it when the broker is back.
+            "socket_connect_timeout": 2,
+            "socket_timeout": 5,
+        },
+        broker_connection_timeout=2,
+        task_publish_retry_policy={"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5},
         broker_connection_retry_on_startup=True,
         worker_hijack_root_logger=False,
         worker_send_task_events=False,

@@ -61,19 +61,32 @@ def _fresh_connections_in_child(**_kwargs: object) -> None:
 def _start_sweeper(**_kwargs: object) -> None:
     from app.dispatch import recovery, task_recovery
     from app.dispatch.celery_app import send_grade, send_job_task
+    from app.dispatch.dispatcher import sweep_interval
+    from app.dispatch.sweeper import redispatch_queued
 
-    settings = get_settings()
-    every = max(0.5, min(settings.heartbeat_seconds, settings.stale_after_seconds / 2))
+    every = sweep_interval()
 
     def loop() -> None:
         while not _sweeper_stop.wait(every):
             try:
                 recovery.sweep_stale(enqueue=send_grade)
                 task_recovery.sweep_stale(enqueue=send_job_task)
+                # Messages lost with a restarted broker, or never sent while it was down.
+                redispatch_queued(send=send_grade)
             except Exception:
                 log.exception("stale-attempt sweep failed")
 
     threading.Thread(target=loop, name="dojo-sweeper", daemon=True).start()
+
+
+@worker_ready.connect
+def _start_metrics(**_kwargs: object) -> None:
+    port = get_settings().metrics_port
+    if port:
+        from app.ops import metrics
+
+        # The pool processes write their figures to PROMETHEUS_MULTIPROC_DIR (set before they fork).
+        metrics.start_metrics_server(port, metrics.multiprocess_registry())
 
 
 @worker_shutdown.connect

@@ -6,6 +6,8 @@ With BROKER_URL empty the local pool grades inside this process; with a broker U
 from __future__ import annotations
 
 import logging
+import threading
+import time
 from collections.abc import Callable
 from typing import Protocol
 
@@ -27,13 +29,50 @@ class Dispatcher(Protocol):
     def stop(self, timeout: float = 10.0) -> None: ...
 
 
+class BrokerUnavailable(Exception):
+    """A recent send failed; sends are skipped until the sweeper gets one through."""
+
+
 class CeleryDispatcher:
-    """Sends jobs to the broker; the workers do the grading and the sweeping."""
+    """Sends jobs to the broker; the workers grade. A sweeper thread re-sends what could not be sent.
+
+    After a failed send, requests stop trying for `pause_seconds` (each try would wait for the
+    broker's connection timeout); their attempts stay queued and the sweeper sends them once the
+    broker answers again.
+    """
+
+    def __init__(self, *, pause_seconds: float = 5.0) -> None:
+        self.pause_seconds = pause_seconds
+        self._down_until = 0.0
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
 
     def enqueue(self, attempt_id: int) -> None:
         from app.dispatch.celery_app import send_grade
 
-        send_grade(attempt_id)
+        if time.monotonic() < self._down_until:
+            raise BrokerUnavailable("the broker was unreachable moments ago")
+        try:
+            send_grade(attempt_id)
+        except Exception:
+            self._down_until = time.monotonic() + self.pause_seconds
+            raise
+
+    def start_sweeper(self, every_seconds: float) -> None:
+        """Re-send queued attempts whose send failed or was lost, every few seconds, until stopped."""
+        from app.dispatch.celery_app import send_grade
+        from app.dispatch.sweeper import redispatch_queued
+
+        def loop() -> None:
+            while not self._stop.wait(every_seconds):
+                try:
+                    if redispatch_queued(send=send_grade):
+                        self._down_until = 0.0
+                except Exception:  # the database may be down too; the next round tries again
+                    log.exception("queued-attempt sweep failed")
+
+        self._thread = threading.Thread(target=loop, name="dojo-dispatch-sweeper", daemon=True)
+        self._thread.start()
 
     def enqueue_task(self, task_id: int) -> None:
         from app.dispatch.celery_app import send_job_task
@@ -41,7 +80,9 @@ class CeleryDispatcher:
         send_job_task(task_id)
 
     def stop(self, timeout: float = 10.0) -> None:
-        return None
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=timeout)
 
 
 _active: Dispatcher | None = None
@@ -55,12 +96,14 @@ def start() -> Dispatcher:
     if get_settings().broker_url:
         from app.dispatch import recovery, task_recovery
 
-        dispatcher: Dispatcher = CeleryDispatcher()
+        celery_dispatcher = CeleryDispatcher()
+        dispatcher: Dispatcher = celery_dispatcher
         try:
             recovery.recover_on_start(enqueue=dispatcher.enqueue)
             task_recovery.recover_on_start(enqueue=dispatcher.enqueue_task)
-        except Exception:  # the broker is down: serve anyway; the rows stay queued for the next start
+        except Exception:  # the broker is down: serve anyway; the sweeper sends them when it is back
             log.exception("could not re-dispatch queued attempts to the broker at start-up")
+        celery_dispatcher.start_sweeper(sweep_interval())
     else:
         from app.dispatch.local_pool import LocalPool
 
@@ -90,8 +133,21 @@ def enqueue(attempt_id: int) -> None:
         return
     try:
         _active.enqueue(attempt_id)
-    except Exception:  # broker down: the row stays queued and the start-up recovery finds it
-        log.exception("attempt %s: could not be dispatched now; left queued", attempt_id)
+    except Exception as exc:  # broker down: the row stays queued and the sweeper sends it later
+        log.warning("attempt %s: could not be dispatched now (%s); left queued for the sweeper",
+                    attempt_id, exc.__class__.__name__)
+        try:
+            from app.dispatch.sweeper import mark_unsent
+
+            mark_unsent(attempt_id)
+        except Exception:  # the database is down as well; the sweeper still finds it by its age
+            log.exception("attempt %s: could not mark the failed dispatch", attempt_id)
+
+
+def sweep_interval() -> float:
+    """How often sweepers look for stale and unsent attempts."""
+    settings = get_settings()
+    return max(0.5, min(settings.heartbeat_seconds, settings.stale_after_seconds / 2))
 
 
 def enqueue_task(task_id: int) -> None:
@@ -111,7 +167,18 @@ def enqueue_task(task_id: int) -> None:
 
 
 def enqueue_after_commit(session: Session, attempt_id: int) -> None:
-    """Dispatch the attempt once the session's transaction commits; a rollback drops it."""
+    """Dispatch the attempt once the session's transaction commits; a rollback drops it.
+
+    The dispatch record is written in the same transaction, with the request id, so a send that
+    fails later (or never happens, the process dying) is found and retried by the sweeper.
+    """
+    from app.core.db import utcnow
+    from app.dispatch.models import AttemptDispatch
+    from app.ops.logs import current_request_id
+
+    # Counted as sent now: a send that fails marks it unsent at once, one that never happens (the
+    # process died) makes it due after REDISPATCH_AFTER_SECONDS.
+    session.add(AttemptDispatch(attempt_id=attempt_id, sent_at=utcnow(), sends=1, request_id=current_request_id()))
     _after_commit(session, (enqueue, attempt_id))
 
 

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.orm import Session
 
 import app.models  # noqa: F401  (every table, so foreign keys resolve in a worker process)
@@ -22,6 +23,8 @@ from app.core.db import new_session
 from app.core.settings import get_settings
 from app.dispatch import claims
 from app.dispatch.grading import GradeOutcome, grade, internal_error
+from app.dispatch.models import AttemptDispatch
+from app.ops import logs, metrics
 from app.scenarios.models import ScenarioVersion
 
 log = logging.getLogger(__name__)
@@ -31,7 +34,15 @@ Grader = Callable[..., GradeOutcome]
 
 
 def grade_attempt(attempt_id: int, *, worker_prefix: str = "worker", grader: Grader | None = None) -> str:
-    """Claim, grade and store one attempt; returns what happened (graded, skipped, lost, crashed)."""
+    """Claim, grade and store one attempt; returns what happened (graded, skipped, lost, crashed).
+
+    Logs of the grading carry the request id of the submission that queued it.
+    """
+    with logs.request_context(None):
+        return _grade_attempt(attempt_id, worker_prefix=worker_prefix, grader=grader)
+
+
+def _grade_attempt(attempt_id: int, *, worker_prefix: str, grader: Grader | None) -> str:
     settings = get_settings()
     token = claims.new_claim_token(worker_prefix)
     with new_session() as session:
@@ -45,6 +56,8 @@ def grade_attempt(attempt_id: int, *, worker_prefix: str = "worker", grader: Gra
         if claim is None:
             log.info("attempt %s: not claimable (finished, held by a live worker, or gave up)", attempt_id)
             return "skipped"
+        dispatch = session.get(AttemptDispatch, attempt_id)
+        logs.request_id_var.set(dispatch.request_id if dispatch else None)
         attempt = session.get(Attempt, attempt_id)
         assert attempt is not None
         version = session.get(ScenarioVersion, attempt.scenario_version_id)
@@ -54,31 +67,48 @@ def grade_attempt(attempt_id: int, *, worker_prefix: str = "worker", grader: Gra
         session.rollback()  # release the read snapshot before the long grading
 
     log.info("attempt %s: grading (try %s, %s)", attempt_id, claim.tries, token)
+    clock = metrics.StageClock(ProgressWriter(claim))
     with heartbeat(lambda session: claims.beat(session=session, claim=claim), settings.heartbeat_seconds,
                    f"heartbeat-{attempt_id}"):
         try:
             outcome = (grader or grade)(content=content, files=files, kind=kind, hints_used=hints,
-                                        version_id=version_id, reference=reference,
-                                        on_progress=ProgressWriter(claim))
+                                        version_id=version_id, reference=reference, on_progress=clock)
         except Exception:
             log.exception("attempt %s: the grader failed", attempt_id)
             outcome = internal_error("The grader failed unexpectedly; the attempt was not graded.")
+        finally:
+            clock.close()
+    metrics.observe_outcome(outcome.status, outcome.error)
 
-    with new_session() as session:
-        stored = claims.finish(
-            session=session,
-            claim=claim,
-            status=outcome.status,
-            result=outcome.result,
-            error=outcome.error,
-            score=outcome.score,
-        )
+    stored = _store(claim, outcome, patience_seconds=settings.stale_after_seconds / 2)
     if not stored:
         log.warning("attempt %s: claim lost to another worker; result discarded", attempt_id)
         return "lost"
     _after_grading(attempt_id)
     log.info("attempt %s: %s", attempt_id, outcome.status)
     return "graded"
+
+
+def _store(claim: claims.Claim, outcome: GradeOutcome, *, patience_seconds: float) -> bool:
+    """Write the outcome; while the database is briefly unreachable (a restart), keep trying.
+
+    Past the patience the error is raised: the heartbeat has stopped, so the attempt goes back to
+    the queue and is graded again rather than lost.
+    """
+    deadline = time.monotonic() + patience_seconds
+    delay = 0.5
+    while True:
+        try:
+            with new_session() as session:
+                return claims.finish(session=session, claim=claim, status=outcome.status, result=outcome.result,
+                                     error=outcome.error, score=outcome.score)
+        except (OperationalError, InterfaceError) as exc:
+            if time.monotonic() + delay > deadline:
+                raise
+            log.warning("attempt %s: database unavailable while storing the result (%s); retrying",
+                        claim.attempt_id, exc.__class__.__name__)
+            time.sleep(delay)
+            delay = min(delay * 2, 5.0)
 
 
 @contextmanager

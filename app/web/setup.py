@@ -7,11 +7,13 @@ from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.core.settings import Settings
+from app.ops.middleware import RequestContextMiddleware
 from app.web import errors
 from app.web.hosts import HostGuardMiddleware
 from app.web.limits import FORM_BODY_FACTOR, BodyLimitMiddleware
 
-# Pages load only their own scripts and styles; Swagger UI (/docs) needs an inline bootstrap script.
+# Pages load only their own scripts and styles. /docs sets its own policy: this one plus the hash of
+# Swagger UI's inline bootstrap script (app/web/system.py).
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
     "frame-ancestors 'none'; base-uri 'self'; form-action 'self'"
@@ -19,7 +21,7 @@ CONTENT_SECURITY_POLICY = (
 
 
 class SecurityHeadersMiddleware:
-    """Headers every response gets (CSP everywhere except the API docs page)."""
+    """Headers every response gets; a route that set its own CSP (/docs) keeps it."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -36,8 +38,7 @@ class SecurityHeadersMiddleware:
                 headers.setdefault("X-Frame-Options", "DENY")
                 # Invite links carry a secret in the path; never send it to another site.
                 headers.setdefault("Referrer-Policy", "same-origin")
-                if scope["path"] != "/docs":
-                    headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+                headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
                 if not scope["path"].startswith("/static/"):
                     # Pages carry CSRF tokens, invite links and personal data: never keep them in a cache.
                     headers.setdefault("Cache-Control", "no-store")
@@ -56,3 +57,5 @@ def install(app: FastAPI, settings: Settings) -> None:
     )
     app.add_middleware(SecurityHeadersMiddleware)
     app.add_middleware(HostGuardMiddleware, base_url=settings.base_url, allowed_hosts=settings.host_list())
+    # Outermost of these: every answer (a refused host too) gets a request id, a log line and a count.
+    app.add_middleware(RequestContextMiddleware)

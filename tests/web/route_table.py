@@ -42,6 +42,8 @@ def signed_in(status: int, *, anonymous: int, **kwargs: Any) -> Expect:
 ROUTE_TABLE: dict[tuple[str, str], Expect] = {
     # System
     ("GET", "/healthz"): everyone(200),
+    ("GET", "/readyz"): everyone(200),
+    ("GET", "/metrics"): Expect(TO_SIGN_IN, 403, 403, 200),  # admins only (a scraper sends an admin's token)
     ("GET", "/docs"): everyone(200),
     ("GET", "/openapi.json"): everyone(200),
     # Signing in and out

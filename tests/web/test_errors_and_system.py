@@ -69,26 +69,38 @@ def test_huge_form_body_is_refused_before_it_is_read(web_client: TestClient) -> 
     assert response.json() == {"detail": "The submitted form is too large."}
 
 
-def test_healthz_reports_ok_with_a_database(web_client: TestClient) -> None:
+def test_healthz_answers_without_touching_the_database(web_client: TestClient) -> None:
     response = web_client.get("/healthz")
     assert response.status_code == 200
-    assert response.json() == {"status": "ok", "database": "ok"}
+    assert response.json() == {"status": "ok"}
 
 
-def test_healthz_is_503_when_the_database_is_down(web_app: FastAPI) -> None:
+def test_readyz_reports_the_database_and_no_broker(web_client: TestClient) -> None:
+    response = web_client.get("/readyz")
+    assert response.status_code == 200
+    assert response.json() == {"status": "ok", "database": "ok", "broker": "not used"}
+
+
+def test_readyz_is_503_when_the_database_is_down(web_app: FastAPI, monkeypatch: pytest.MonkeyPatch) -> None:
     from sqlalchemy import create_engine
 
+    from app.ops import routes
+
     dead = create_engine("postgresql+psycopg://nobody@127.0.0.1:1/none", connect_args={"connect_timeout": 1})
-
-    def _dead_session() -> Iterator[Session]:
-        with Session(bind=dead) as session:
-            yield session
-
-    web_app.dependency_overrides[get_session] = _dead_session
-    response = TestClient(web_app).get("/healthz")
+    monkeypatch.setattr(routes, "new_session", lambda: Session(bind=dead))
+    response = TestClient(web_app).get("/readyz")
     assert response.status_code == 503
-    assert response.json()["status"] == "error"
+    assert response.json()["status"] == "unavailable"
     assert response.json()["database"].startswith("unavailable")
+
+
+def test_readyz_is_503_when_the_broker_is_down(web_app: FastAPI, monkeypatch: pytest.MonkeyPatch) -> None:
+    from app.core.settings import get_settings
+
+    monkeypatch.setattr(get_settings(), "broker_url", "redis://127.0.0.1:1/0")
+    response = TestClient(web_app).get("/readyz")
+    assert response.status_code == 503
+    assert response.json()["broker"].startswith("unavailable")
 
 
 def test_docs_load_swagger_from_local_static_files(web_client: TestClient) -> None:
@@ -99,6 +111,20 @@ def test_docs_load_swagger_from_local_static_files(web_client: TestClient) -> No
     assert "cdn.jsdelivr" not in page.text and "unpkg" not in page.text
     assert web_client.get("/static/vendor/swagger-ui/swagger-ui-bundle.js").status_code == 200
     assert web_client.get("/static/vendor/htmx/htmx.min.js").status_code == 200
+
+
+def test_docs_csp_admits_only_its_own_inline_script_by_hash(web_client: TestClient) -> None:
+    import base64
+    import hashlib
+    import re
+
+    page = web_client.get("/docs")
+    policy = page.headers["Content-Security-Policy"]
+    inline = re.findall(r"<script>(.*?)</script>", page.text, re.DOTALL)
+    assert len(inline) == 1
+    digest = base64.b64encode(hashlib.sha256(inline[0].encode()).digest()).decode()
+    assert f"script-src 'self' 'sha256-{digest}';" in policy
+    assert "unsafe-inline" not in policy and "style-src 'self'" in policy
 
 
 def test_pages_load_no_remote_assets_and_send_security_headers(web_client: TestClient) -> None:

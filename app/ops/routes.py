@@ -1,0 +1,64 @@
+"""/healthz (the process answers), /readyz (the database and broker answer) and /metrics (admins)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+from fastapi.responses import JSONResponse, Response
+from prometheus_client import CONTENT_TYPE_LATEST
+from sqlalchemy import text
+from starlette.concurrency import run_in_threadpool
+
+from app.auth.deps import AdminUser
+from app.core.db import new_session
+from app.core.settings import get_settings
+from app.ops import metrics
+
+router = APIRouter(tags=["system"])
+
+
+@router.get("/healthz", name="healthz")
+def healthz() -> JSONResponse:
+    """Liveness: 200 while the process serves requests (it touches no other service)."""
+    return JSONResponse({"status": "ok"})
+
+
+def _database() -> str:
+    try:
+        with new_session() as session:
+            session.execute(text("SELECT 1"))
+    except Exception as exc:  # any failure means "not ready"; only its kind is reported
+        return f"unavailable: {exc.__class__.__name__}"
+    return "ok"
+
+
+def _broker() -> str:
+    url = get_settings().broker_url
+    if not url:
+        return "not used"
+    try:
+        import redis
+
+        client = redis.Redis.from_url(url, socket_connect_timeout=2, socket_timeout=2)
+        try:
+            client.ping()
+        finally:
+            client.close()
+    except Exception as exc:
+        return f"unavailable: {exc.__class__.__name__}"
+    return "ok"
+
+
+@router.get("/readyz", name="readyz")
+async def readyz() -> JSONResponse:
+    """Readiness: 200 when the database (and the broker, if configured) answer; 503 otherwise."""
+    database, broker = await run_in_threadpool(_database), await run_in_threadpool(_broker)
+    ready = database == "ok" and broker in ("ok", "not used")
+    body = {"status": "ok" if ready else "unavailable", "database": database, "broker": broker}
+    return JSONResponse(body, status_code=200 if ready else 503)
+
+
+@router.get("/metrics", name="metrics", include_in_schema=False)
+async def metrics_page(user: AdminUser) -> Response:
+    """Prometheus text format; admins only (an admin's bearer token suits a scraper)."""
+    body = await run_in_threadpool(metrics.render)
+    return Response(body, media_type=CONTENT_TYPE_LATEST)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 
 from fastapi import FastAPI
 
@@ -11,14 +12,25 @@ log = logging.getLogger("dojo")
 
 def on_start(app: FastAPI) -> None:
     """Bring the database to head and load the built-in scenarios (idempotent)."""
+    from sqlalchemy.exc import IntegrityError
+
     from app.core.db import get_engine, new_session
     from app.core.migrate import upgrade_to_head
     from app.scenarios.service import sync_builtin_scenarios
 
     upgrade_to_head(get_engine())
-    with new_session() as session:
-        versions = sync_builtin_scenarios(session=session)
-        session.commit()
+    for attempt in range(1, 4):
+        try:
+            with new_session() as session:
+                versions = sync_builtin_scenarios(session=session)
+                session.commit()
+            break
+        except IntegrityError:
+            # Several web processes starting together load the same rows; the loser reads them next time.
+            if attempt == 3:
+                raise
+            log.info("another process is loading the built-in scenarios; reading them again")
+            time.sleep(0.5 * attempt)
     log.info("built-in scenarios ready: %d", len(versions))
 
     from app.core.settings import get_settings

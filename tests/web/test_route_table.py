@@ -65,3 +65,28 @@ def _token_from_dashboard(client: TestClient) -> str:
     response = client.get("/candidate")
     assert response.status_code == 200
     return csrf_from(response.text)
+
+
+UNSAFE = {"POST", "PUT", "PATCH", "DELETE"}
+
+
+def test_every_state_changing_route_refuses_a_cookie_request_without_its_csrf_token(
+    web_app: FastAPI, make_account: Callable[..., Account]
+) -> None:
+    """Every unsafe route, page or cookie-authenticated API, answers 403 without the token (even for admins)."""
+    signed = TestClient(web_app)
+    sign_in(signed, make_account("admin").email)
+    cookies = dict(signed.cookies)
+    unsafe = sorted(key for key in ROUTE_TABLE if key[0] in UNSAFE)
+    assert unsafe, "the route table has no state-changing routes"
+    accepted = []
+    for method, template in unsafe:
+        expect = ROUTE_TABLE[(method, template)]
+        client = TestClient(web_app, cookies=cookies)
+        kwargs: dict[str, object] = {"follow_redirects": False}
+        if method in {"POST", "PUT", "PATCH"}:
+            kwargs.update({"json": expect.json} if expect.json is not None else {"data": expect.form})
+        response = client.request(method, expect.path or template, **kwargs)  # type: ignore[arg-type]
+        if response.status_code != 403:
+            accepted.append(f"{method} {template}: {response.status_code}")
+    assert not accepted, "state-changing routes that did not refuse a missing CSRF token:\n" + "\n".join(accepted)

@@ -16,7 +16,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
-os.environ.setdefault("DOJO_DATA_DIR", tempfile.mkdtemp(prefix="dojo-soak-ref-"))
+# Where the tiny scenario's reference measurements are computed once and kept between runs.
+os.environ.setdefault("DOJO_DATA_DIR", os.path.join(tempfile.gettempdir(), "dojo-soak-reference"))
 os.environ.setdefault("WARM_REFERENCES", "0")
 
 from ops.soak import run_soak  # noqa: E402

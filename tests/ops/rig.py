@@ -119,10 +119,11 @@ def rig(data: Path, *, database_url: str, broker_url: str = "", candidates: int 
     data.mkdir(parents=True, exist_ok=True)
     warm_reference(Path(os.environ["DOJO_DATA_DIR"]))
     copy_reference(Path(os.environ["DOJO_DATA_DIR"]), data)
+    defaults = {"DOJO_QUEUE": f"dojo-test-{uuid.uuid4().hex[:8]}", "WARM_REFERENCES": "0", "LOG_FORMAT": "json",
+                "HEARTBEAT_SECONDS": "1", "STALE_AFTER_SECONDS": "20", "REDISPATCH_AFTER_SECONDS": "30",
+                "ATTEMPTS_PER_USER_PER_MINUTE": "1000", "WORKER_CONCURRENCY": "1"}
     env = dojo_env(DOJO_DATA_DIR=str(data), DATABASE_URL=database_url, BROKER_URL=broker_url,
-                   DOJO_QUEUE=f"dojo-test-{uuid.uuid4().hex[:8]}", WARM_REFERENCES="0", LOG_FORMAT="json",
-                   HEARTBEAT_SECONDS="1", STALE_AFTER_SECONDS="20", REDISPATCH_AFTER_SECONDS="30",
-                   ATTEMPTS_PER_USER_PER_MINUTE="1000", WORKER_CONCURRENCY="1", **settings)
+                   **{**defaults, **settings})
     subprocess.run([*dojo_command(), "migrate"], cwd=ROOT_DIR, env=env, check=True, timeout=120, capture_output=True)
     engine = make_engine(database_url)
     tokens = []

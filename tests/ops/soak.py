@@ -61,9 +61,12 @@ def _browse(running: Rig, figures: Figures, stop: threading.Event, ids: list[int
     n = 0
     while not stop.is_set():
         n += 1
-        path = paths[n % len(paths)] if not ids or n % 3 else f"/api/attempts/{ids[-1]}"
+        token = running.tokens[0]
+        path = paths[n % len(paths)]
+        if ids and n % 3 == 0:  # the newest attempt, read by its own candidate
+            path, token = f"/api/attempts/{ids[-1]}", running.tokens[(len(ids) - 1) % len(running.tokens)]
         started = time.perf_counter()
-        reply = running.request("GET", path, token=running.tokens[0])
+        reply = running.request("GET", path, token=token)
         figures.web_latencies.append(time.perf_counter() - started)
         figures.web_requests += 1
         if not 200 <= reply.status < 300 and path != "/readyz":  # readyz is 503 while the broker is down

@@ -24,6 +24,7 @@ CANDIDATE_BASELINE_FIELDS = frozenset({
 })
 HIDDEN_PASSED = "Hidden check passed."
 HIDDEN_FAILED = "Hidden check failed."
+HIDDEN_NOT_RUN = "Hidden check not run"  # + the reason: an unmet interface item or the candidate's own crash
 
 
 def _iso(moment: datetime | None) -> str | None:
@@ -41,8 +42,11 @@ def candidate_tests(tests: list[TestResult]) -> list[dict[str, Any]]:
                           "message": test.message, "hidden": False})
             continue
         hidden_count += 1
+        message = HIDDEN_PASSED if test.passed else HIDDEN_FAILED
+        if test.status == "not_run":
+            message = f"{HIDDEN_NOT_RUN}: {test.reason}."
         shown.append({"id": f"hidden-{hidden_count}", "component": test.component, "passed": test.passed,
-                      "message": HIDDEN_PASSED if test.passed else HIDDEN_FAILED, "hidden": True})
+                      "message": message, "hidden": True})
     return shown
 
 

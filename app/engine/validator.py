@@ -11,6 +11,7 @@ from typing import Any
 from app.engine.edits import apply_edits
 from app.engine.gpt_v1.bundle import engine_fingerprint
 from app.engine.gpt_v1.checks import SPECS, run_checks
+from app.engine.gpt_v1.verdicts import FAILED, NOT_RUN
 from app.engine.kinds import BUG_KINDS
 from app.engine.package import ScenarioPackage
 from app.grading.harness_run import outcome_error, run_harness
@@ -65,7 +66,7 @@ class ValidationReport:
 
 
 def _failing(result: dict[str, Any], reference: dict[str, Any], files: tuple[str, ...]) -> list[str]:
-    return [v.id for v in run_checks(result, reference, files=files) if not v.passed]
+    return [v.id for v in run_checks(result, reference, files=files) if v.status == FAILED]
 
 
 def _comparable(result: dict[str, Any]) -> str:
@@ -112,8 +113,8 @@ def report_from_outcomes(pkg: ScenarioPackage, outcomes: dict[str, HarnessOutcom
     verdicts = run_checks(ref, ref, files=pkg.files)
     report.tests = [v.id for v in verdicts]
     for v in verdicts:
-        if not v.passed:
-            report.problem(f"the solution fails {v.id}: {v.message}")
+        if v.status in (FAILED, NOT_RUN):
+            report.problem(f"the solution {'fails' if v.status == FAILED else 'cannot run'} {v.id}: {v.message}")
     again = outcomes["solution-again"]
     if outcome_error(again) or _comparable(again.result or {}) != _comparable(ref):
         report.problem("two runs of the solution gave different measurements (the harness is not deterministic)")

@@ -49,7 +49,7 @@ def _print_report(pkg: ScenarioPackage, report: GradeResult, out: TextIO) -> Non
     if report.error:
         print(f"  error ({report.error.kind}): {report.error.message}", file=out)
     for t in report.tests:
-        mark = "n/a " if not t.applicable else ("PASS" if t.passed else "FAIL")
+        mark = {"passed": "PASS", "failed": "FAIL", "not_applicable": "n/a ", "not_run": "SKIP"}[t.status]
         print(f"  {mark}  {t.id:<36} {t.message}", file=out)
     training = report.training
     if training is not None and training.final_val_loss is not None:
@@ -57,4 +57,5 @@ def _print_report(pkg: ScenarioPackage, report: GradeResult, out: TextIO) -> Non
         print(f"  training: final val loss {training.final_val_loss:.3f} "
               f"(baseline {baseline if baseline is None else f'{baseline:.3f}'})", file=out)
     for b in report.bugs:
-        print(f"  bug {b.id} ({b.component}): {'fixed' if b.fixed else 'NOT fixed'}", file=out)
+        state = "fixed" if b.fixed else "NOT fixed" if b.verifiable else "not verifiable"
+        print(f"  bug {b.id} ({b.component}): {state}{f': {b.reason}' if b.reason else ''}", file=out)

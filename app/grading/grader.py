@@ -65,13 +65,30 @@ def _influence(measured: dict[str, Any] | None) -> InfluenceMap | None:
     return InfluenceMap(text=measured["text"], matrix=measured["matrix"])
 
 
-def _bugs(report: ValidationReport, failing: set[str] | None, not_applicable: set[str]) -> list[BugResult]:
-    """Planted bugs with `fixed`; tests that did not apply to this candidate are no evidence either
-    way, so a bug seen only by such tests is reported unverifiable (and not fixed)."""
-    detected = {b["id"]: set(b["detected_by"]) - not_applicable for b in report.bugs}
-    fixed = scoring.fixed_bugs(detected, failing) if failing is not None else dict.fromkeys(detected, False)
-    return [BugResult(id=b["id"], component=b["component"], title=b["title"], fixed=fixed[b["id"]],
-                      verifiable=bool(detected[b["id"]])) for b in report.bugs]
+def _bugs(report: ValidationReport, verdicts: list[TestResult] | None,
+          error: GradeError | None = None) -> list[BugResult]:
+    """Planted bugs with `fixed`, `verifiable` and, when unverifiable, the `reason`. Only tests that ran
+    and apply to this candidate are evidence: a bug seen only by tests that were not run (unmet
+    interface, crashed training run) or do not apply is unverifiable, and so never fixed."""
+    if verdicts is None:
+        why = f"the submission could not be graded ({error.kind}: {error.message})" if error else None
+        return [BugResult(id=b["id"], component=b["component"], title=b["title"], fixed=False, verifiable=False,
+                          reason=why) for b in report.bugs]
+    by_id = {v.id: v for v in verdicts}
+    evidence = {b["id"]: {t for t in b["detected_by"] if t in by_id and by_id[t].status in ("passed", "failed")}
+                for b in report.bugs}
+    fixed = scoring.fixed_bugs(evidence, {v.id for v in verdicts if v.status == "failed"})
+    out = []
+    for b in report.bugs:
+        reason = None
+        if not evidence[b["id"]]:
+            skipped = [by_id[t].reason for t in b["detected_by"]
+                       if t in by_id and by_id[t].status == "not_run" and by_id[t].reason]
+            reason = (f"its tests were not run: {skipped[0]}" if skipped
+                      else "the tests that detect it do not apply to how this submission is written")
+        out.append(BugResult(id=b["id"], component=b["component"], title=b["title"], fixed=fixed[b["id"]],
+                             verifiable=bool(evidence[b["id"]]), reason=reason))
+    return out
 
 
 def grade_files(*, package: ScenarioPackage, files: dict[str, str], runner: Runner,
@@ -103,16 +120,14 @@ def grade_files(*, package: ScenarioPackage, files: dict[str, str], runner: Runn
     error = outcome_error(outcome)
     report.error = GradeError(**error) if error is not None else None
     if report.error is not None or outcome.result is None:
-        report.bugs = _bugs(ref_report, None, set())
+        report.bugs = _bugs(ref_report, None, report.error)
     else:
         verdicts = [TestResult(**v.to_dict())
                     for v in run_checks(outcome.result, ref_report.reference, files=package.files)]
-        failing = {v.id for v in verdicts if not v.passed}
-        not_applicable = {v.id for v in verdicts if not v.applicable}
-        report.bugs = _bugs(ref_report, failing, not_applicable)
+        report.bugs = _bugs(ref_report, verdicts)
         report.regressions = scoring.regressions(verdicts, ref_report.starter_failing)
         report.tests = [v for v in verdicts if kind != "run" or v.public]
-        report.status = "passed" if not failing else "failed"
+        report.status = "passed" if all(v.status in ("passed", "not_applicable") for v in verdicts) else "failed"
         report.training = training_summary(outcome.result, ref_report.reference)
     report.score = scoring.score({b.id: b.fixed for b in report.bugs}, hints_used)
     report.wall_seconds = round(time.monotonic() - started, 3)

@@ -11,9 +11,13 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 Status = Literal["passed", "failed", "error"]
+# A test's verdict: only "failed" is evidence of a bug and only "passed" of its absence. "not_applicable":
+# the test cannot apply to how the code is written; "not_run": something it relies on is missing (an
+# unmet interface item, a crashed training run), said in `reason` (app/engine/gpt_v1/verdicts.py).
+TestStatus = Literal["passed", "failed", "not_applicable", "not_run", ""]
 COMPONENTS = ("loss", "positional", "attention", "general", "training", "generation")
 
 # The harness ends error messages with the deepest candidate frame: "NameError: x (model.py:42)".
@@ -48,6 +52,15 @@ class TestResult(_Model):
     message: str = ""
     applicable: bool = True
     public: bool = False
+    status: TestStatus = ""
+    reason: str | None = None
+
+    @model_validator(mode="after")
+    def _derive_status(self) -> TestResult:
+        """Results stored before statuses existed derive theirs from passed and applicable."""
+        if not self.status:
+            self.status = ("passed" if self.passed else "failed") if self.applicable else "not_applicable"
+        return self
 
 
 class BugResult(_Model):
@@ -58,6 +71,7 @@ class BugResult(_Model):
     title: str = ""
     fixed: bool = False
     verifiable: bool = True
+    reason: str | None = None  # why an unverifiable bug could not be judged
 
 
 class InfluenceMap(_Model):
@@ -127,4 +141,4 @@ class GradeResult(_Model):
 
     def failing(self) -> list[TestResult]:
         """Applicable tests that failed."""
-        return [t for t in self.tests if t.applicable and not t.passed]
+        return [t for t in self.tests if t.status == "failed"]

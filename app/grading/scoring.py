@@ -53,4 +53,4 @@ def score(fixed: dict[str, bool], hints_used: dict[str, int] | None) -> float:
 def regressions(tests: list[TestResult], starter_failing: list[str]) -> list[str]:
     """Tests the starter passed that now fail."""
     was_failing = set(starter_failing)
-    return [t.id for t in tests if not t.passed and t.id not in was_failing]
+    return [t.id for t in tests if t.status == "failed" and t.id not in was_failing]

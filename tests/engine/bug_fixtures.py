@@ -36,13 +36,14 @@ BUG_FIXTURES = [
     Variant("dataset-off-by-one", [d("len(data) - block_size,", "len(data) - block_size - 1,")],
             ["data.windows-cover-data"]),
     # B. embeddings
-    Variant("pos-not-added", [m("drop(tok_emb + pos_emb)", "drop(tok_emb)")], ["positional.receives-gradient"]),
+    Variant("pos-not-added", [m("drop(tok_emb + pos_emb)", "drop(tok_emb)")],
+            ["positional.receives-gradient", "positional.depends-on-position"]),
     Variant("pos-wrong-slice", [m("torch.arange(0, T,", "torch.arange(1, T + 1,")], ["general.forward-shapes"]),
     Variant("pos-frozen-zero", [m("        self.apply(self._init_weights)\n",
                                   "        self.apply(self._init_weights)\n"
                                   "        torch.nn.init.zeros_(self.transformer.wpe.weight)\n"
                                   "        self.transformer.wpe.weight.requires_grad = False\n")],
-            ["positional.receives-gradient"]),
+            ["positional.receives-gradient", "positional.depends-on-position"]),
     Variant("generate-no-crop", [m(CROP, "idx")], ["generation.crops-context"]),
     # C. attention
     Variant("mask-missing", [m(MASK_LINE, "")],
@@ -72,7 +73,7 @@ BUG_FIXTURES = [
                                            "h = self.ln_1(x)\n        x = h + self.attn(h)")],
             ["general.block-residual-identity"]),
     Variant("ln-f-missing", [m("        x = self.transformer.ln_f(x)\n", "")],
-            ["equivalence.logits", "equivalence.last-position"]),
+            ["equivalence.logits", "equivalence.last-position", "general.final-norm"]),
     Variant("dropout-at-eval", [m("att = self.attn_dropout(att)",
                                   "att = F.dropout(att, p=self.attn_dropout.p, training=True)")],
             ["general.eval-deterministic"]),
@@ -123,6 +124,8 @@ PROBES_FOR = {
     "general.eval-deterministic": ["eval_determinism"],
     "loss.": ["loss_consistency", "init_loss", "loss_invariances"],
     "positional.receives-gradient": ["positional_gradient"],
+    "positional.depends-on-position": ["order_dependence"], "general.final-norm": ["final_norm"],
+    "general.interface": ["interface"],
     "attention.causal-perturb": ["causality_perturb"], "attention.causal-extreme-scores": ["causality_extreme"],
     "attention.causal-gradient": ["causality_gradient"],
     "attention.rows-": ["attention_rows"], "attention.score-scale": ["attention_scale"],

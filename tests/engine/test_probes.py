@@ -46,9 +46,10 @@ def test_planted_bug_spares_solution_tests(fixture, measure, reference):
 
 def test_every_non_training_test_is_failed_by_some_fixture():
     caught = {t for f in BUG_FIXTURES for t in f.detected_by}
-    needs_training_run = {"positional.depends-on-position", "attention.random-token-leak", "training.finite",
+    needs_training_run = {"attention.random-token-leak", "training.finite", "training.runs",
                           "training.learns", "training.not-too-good", "training.overfit-one-batch"}
-    assert set(SPECS) - caught - needs_training_run == set()
+    interface = {"general.interface"}  # failed by the interface deviations of test_interface.py
+    assert set(SPECS) - caught - needs_training_run - interface == set()
 
 
 def test_finite_mask_fill_passes_ordinary_perturbation(measure, reference):

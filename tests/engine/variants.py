@@ -11,6 +11,8 @@ from pathlib import Path
 
 SOLUTION = Path(__file__).resolve().parents[2] / "app" / "scenarios_builtin" / "leaky-mask" / "solution"
 TRAIN_PY = Path(__file__).resolve().parent / "fixtures" / "train_solution.py"
+# Submissions written independently of the starter (see shapes.py): model files plus one data.py.
+SHAPES = Path(__file__).resolve().parent / "fixtures" / "shapes"
 
 ATTN_CORE = """        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))  # (B, nh, T, T)
         att = att.masked_fill(self.bias[:, :, :T, :T] == 0, float("-inf"))
@@ -32,6 +34,14 @@ def solution_files(with_train: bool = False) -> dict[str, str]:
     return files
 
 
+def shape_files(shape: str, with_train: bool = False) -> dict[str, str]:
+    """The files of a submission in another shape: fixtures/shapes/<shape>.py as model.py."""
+    files = {"model.py": (SHAPES / f"{shape}.py").read_text(), "data.py": (SHAPES / "data.py").read_text()}
+    if with_train:
+        files["train.py"] = TRAIN_PY.read_text()
+    return files
+
+
 @dataclass(frozen=True)
 class Variant:
     name: str
@@ -39,9 +49,10 @@ class Variant:
     detected_by: list[str] = field(default_factory=list)
     with_train: bool = False
     probes: list[str] = field(default_factory=list)
+    shape: str = ""  # a file of fixtures/shapes to edit instead of the leaky-mask solution
 
     def files(self) -> dict[str, str]:
-        out = solution_files(self.with_train)
+        out = shape_files(self.shape, self.with_train) if self.shape else solution_files(self.with_train)
         for file, old, new in self.edits:
             assert out[file].count(old) == 1, f"{self.name}: edit does not apply to {file}: {old!r}"
             out[file] = out[file].replace(old, new)

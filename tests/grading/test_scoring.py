@@ -63,15 +63,65 @@ def test_regressions_are_new_failures_only():
     assert regressions(tests, starter_failing=["x"]) == ["y"]
 
 
-def test_bug_seen_only_by_not_applicable_tests_is_unverifiable():
+def _report():
     from app.engine.validator import ValidationReport
-    from app.grading.grader import _bugs
 
-    report = ValidationReport(slug="s", version="v", content_hash="h", bugs=[
+    return ValidationReport(slug="s", version="v", content_hash="h", bugs=[
         {"id": "mask", "component": "attention", "title": "M",
          "detected_by": ["attention.causal-perturb", "equivalence.logits"]},
         {"id": "scale", "component": "attention", "title": "S",
-         "detected_by": ["equivalence.logits", "equivalence.last-position"]}])
-    bugs = _bugs(report, failing=set(), not_applicable={"equivalence.logits", "equivalence.last-position"})
-    assert [(b.id, b.fixed, b.verifiable) for b in bugs] == [("mask", True, True),
-                                                                     ("scale", False, False)]
+         "detected_by": ["equivalence.logits", "equivalence.last-position"]},
+        {"id": "leak", "component": "attention", "title": "L",
+         "detected_by": ["training.not-too-good", "attention.random-token-leak"]}])
+
+
+def _verdict(test_id: str, status: str, reason: str | None = None) -> TestResult:
+    return TestResult(id=test_id, component="attention", passed=status == "passed",
+                      applicable=status in ("passed", "failed"), status=status, reason=reason)
+
+
+def test_bug_seen_only_by_not_applicable_tests_is_unverifiable():
+    from app.grading.grader import _bugs
+
+    verdicts = [_verdict("attention.causal-perturb", "passed"), _verdict("equivalence.logits", "not_applicable"),
+                _verdict("equivalence.last-position", "not_applicable"),
+                _verdict("training.not-too-good", "passed"), _verdict("attention.random-token-leak", "passed")]
+    bugs = _bugs(_report(), verdicts)
+    assert [(b.id, b.fixed, b.verifiable) for b in bugs] == [("mask", True, True), ("scale", False, False),
+                                                             ("leak", True, True)]
+    assert bugs[1].reason == "the tests that detect it do not apply to how this submission is written"
+    assert bugs[0].reason is None
+
+
+def test_bug_whose_tests_could_not_run_is_unverifiable_with_the_crash_not_unfixed():
+    from app.grading.grader import _bugs
+
+    crash = "the tiny training run stopped with RuntimeError: boom (model.py:3)"
+    verdicts = [_verdict("attention.causal-perturb", "failed"), _verdict("equivalence.logits", "passed"),
+                _verdict("equivalence.last-position", "passed"),
+                _verdict("training.not-too-good", "not_run", crash),
+                _verdict("attention.random-token-leak", "not_run", "the training run on random tokens stopped")]
+    bugs = {b.id: b for b in _bugs(_report(), verdicts)}
+    assert (bugs["leak"].fixed, bugs["leak"].verifiable) == (False, False)
+    assert bugs["leak"].reason == f"its tests were not run: {crash}"
+    assert (bugs["mask"].fixed, bugs["mask"].verifiable) == (False, True)
+    assert (bugs["scale"].fixed, bugs["scale"].verifiable) == (True, True)
+
+
+def test_run_that_produced_no_measurements_leaves_every_bug_unverifiable():
+    from app.grading.grader import _bugs
+    from app.grading.result import GradeError
+
+    bugs = _bugs(_report(), None, GradeError(kind="timeout", message="the run took longer than 90 s"))
+    assert all(not b.fixed and not b.verifiable for b in bugs)
+    assert bugs[0].reason == "the submission could not be graded (timeout: the run took longer than 90 s)"
+
+
+def test_not_run_tests_are_not_regressions():
+    tests = [_verdict("x", "not_run", "an unmet interface item"), _verdict("y", "failed")]
+    assert regressions(tests, starter_failing=[]) == ["y"]
+
+
+def test_stored_results_without_a_status_derive_it():
+    assert TestResult(id="a", component="loss", passed=False).status == "failed"
+    assert TestResult(id="a", component="loss", passed=True, applicable=False).status == "not_applicable"

@@ -38,10 +38,11 @@ def attention_rows_causal(c: Result, r: Result) -> str:
 
 def attention_scale(c: Result, r: Result) -> str:
     d = _applicable(probe(c, "attention_scale"),
-                    "no attention module with c_attn, c_proj and n_head whose scores could be observed")
+                    "no attention call was observed whose scores could be traced to a query-key product")
     if d.get("score_diff") is not None and not num(d["score_diff"]) <= 1e-6:
-        raise Fail("the attention scores handed to softmax are not the query-key dot products scaled by "
-                   f"1/sqrt(head size) (relative difference {num(d['score_diff']):.3g})")
+        hs = int(d["head_size"])
+        raise Fail(f"the attention scores are the query-key dot products times {num(d['scale']):.4g}, but the "
+                   f"head size is {hs}, so the factor should be 1/sqrt({hs}) = {hs ** -0.5:.4g}")
     if d.get("output_diff") is not None and not num(d["output_diff"]) <= 1e-6:
         raise Fail("the attention module's output differs from scaled dot-product attention over its own "
                    f"query, key and value projections (relative difference {num(d['output_diff']):.3g})")
@@ -49,18 +50,30 @@ def attention_scale(c: Result, r: Result) -> str:
 
 
 def block_identity(c: Result, r: Result) -> str:
-    d = _applicable(probe(c, "block_identity"), "no blocks with attn.c_proj and mlp.c_proj")
+    d = probe(c, "block_identity")
+    if d.get("post_norm"):
+        raise NotApplicable("the blocks normalise their own output (post-LN); the identity test is for pre-LN blocks")
+    _applicable(d, "no chain of n_layer blocks carrying the residual stream was found")
     if not num(d["max_change"]) <= 1e-12 * (1.0 + num(d["scale"])):
-        raise Fail("with the attention and MLP output projections set to zero, a block does not return its "
-                   f"input unchanged (max change {num(d['max_change']):.3g}): the residual stream is altered")
+        raise Fail("with every weight inside the blocks set to zero (silent attention and MLP), a block does not "
+                   f"return its input unchanged (max change {num(d['max_change']):.3g}): "
+                   "the residual stream is altered")
     return "a block with silent sublayers passes its input through"
 
 
 def mlp_nonlinear(c: Result, r: Result) -> str:
-    d = _applicable(probe(c, "mlp_nonlinearity"), "no blocks with an mlp module")
+    d = _applicable(probe(c, "mlp_nonlinearity"), "no position-wise MLP module was found in the blocks")
     if not num(d["nonlinear"]) > max(1e-9, 1e-6 * num(d["scale"])):
         raise Fail("the MLP is an affine map: mlp(a + b) = mlp(a) + mlp(b) - mlp(0) for random inputs")
     return "the MLP is nonlinear"
+
+
+def final_norm(c: Result, r: Result) -> str:
+    d = _applicable(probe(c, "final_norm"), "the logits were not traced to a linear output layer")
+    if not num(d["spread"]) <= 0.01:
+        raise Fail("the features entering the output layer differ in size from position to position "
+                   f"(root-mean-square spread {num(d['spread']):.1%} at initialisation): they are not normalised")
+    return "the output layer sees normalised features"
 
 
 def _loss_part(c: Result, name: str) -> dict[str, Any]:

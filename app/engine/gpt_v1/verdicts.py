@@ -17,6 +17,13 @@ class TestSpec:
     title: str
     tier: str = "behaviour"  # behaviour | equivalence
     needs_train: bool = False
+    # Interface items and runs the measurement relies on (see checks_interface.NEEDS); when one is
+    # unmet or crashed, the test is not run instead of failing with a misleading symptom.
+    needs: tuple[str, ...] = ()
+
+
+# Verdict statuses: only "failed" is evidence that something is wrong, only "passed" that it is right.
+PASSED, FAILED, NOT_APPLICABLE, NOT_RUN = "passed", "failed", "not_applicable", "not_run"
 
 
 @dataclass
@@ -27,10 +34,26 @@ class Verdict:
     message: str
     applicable: bool = True
     public: bool = False
+    status: str = ""  # derived from passed/applicable unless NOT_RUN
+    reason: str | None = None  # why the test was not run
+
+    def __post_init__(self) -> None:
+        if not self.status:
+            self.status = (PASSED if self.passed else FAILED) if self.applicable else NOT_APPLICABLE
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "component": self.component, "passed": self.passed,
-                "message": self.message, "applicable": self.applicable, "public": self.public}
+                "message": self.message, "applicable": self.applicable, "public": self.public,
+                "status": self.status, "reason": self.reason}
+
+
+def status_of(test: dict[str, Any]) -> str:
+    """The status of a stored verdict dict (those stored before statuses existed have none)."""
+    if test.get("status"):
+        return str(test["status"])
+    if not test.get("applicable", True):
+        return NOT_APPLICABLE
+    return PASSED if test.get("passed") else FAILED
 
 
 class Fail(Exception):

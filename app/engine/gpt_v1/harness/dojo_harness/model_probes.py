@@ -96,16 +96,29 @@ def positional_gradient(mods):
     return {"params": params, "buffers": buffers}
 
 
-def position_dependence(model, block_size):
-    """Max |logits[t=0] - logits[t=T-1]| for constant-token inputs (no other signal of position)."""
-    model.eval()
-    diffs = []
+def order_dependence(mods):
+    """In a one-layer model, the prediction at t of a model without position information depends only
+    on the multiset of tokens 0..t (the attention sums over them). So swapping two earlier tokens must
+    change it, whether positions come from a table, a formula or relative offsets. Every trainable
+    parameter is first moved off its initial value, as training would: a learnable table that starts at
+    zero is position information, a frozen zero table is not."""
+    model = build_model(mods["model"], n_layer=1)
+    g = torch.Generator().manual_seed(46)
     with torch.no_grad():
-        for token in (0, 5, 11):
-            idx = torch.full((1, block_size), token, dtype=torch.long)
-            logits, _ = forward(model, idx)
-            diffs.append(_max_abs(logits[0, 0], logits[0, -1]))
-    return {"diff": min(diffs)}
+        for p in model.parameters():
+            if p.requires_grad:
+                p.add_(0.1 * torch.randn(p.shape, generator=g, dtype=p.dtype))
+        idx = tokens((2, BLOCK), seed=47)
+        idx[:, 1] = (idx[:, 0] + 1) % V  # the swapped tokens differ
+        idx[:, 6] = (idx[:, 3] + 2) % V
+        base, _ = forward(model, idx)
+        diff = 0.0
+        for i, j in ((0, 1), (3, 6)):
+            other = idx.clone()
+            other[:, [i, j]] = idx[:, [j, i]]
+            logits, _ = forward(model, other)
+            diff = max(diff, _max_abs(logits[:, j + 1:], base[:, j + 1:]))
+    return {"diff": diff, "scale": float(base.abs().max())}
 
 
 def _perturb_violations(model, idx):
@@ -239,6 +252,8 @@ def influence_matrix(model, window, chars):
     vocab = len(chars)
     with torch.no_grad():
         base, _ = forward(model, idx)
+        if base.dim() != 3 or base.size(1) != idx.size(1):
+            raise ValueError("the logits do not cover every position")
         rows = []
         for s in range(idx.size(1)):
             other = idx.clone()

@@ -10,8 +10,10 @@ import torch
 
 from . import (
     RESULT_SCHEMA,
+    attention_probes,
     data_probes,
     generation_probes,
+    interface,
     loss_probes,
     model_probes,
     progress,
@@ -28,23 +30,26 @@ DEFAULT_TRAINING = {
     "leak_steps": 60, "sample_tokens": 80, "prompt": "MACBETH:\n",
 }
 
-PROBES = [  # (name, needs train.py, function)
+PROBES = [  # (name, needs train.py, function); the interface first, as the checks judge it first
+    ("interface", False, interface.interface),
     ("get_batch_targets", False, data_probes.get_batch_targets),
     ("get_batch_coverage", False, data_probes.get_batch_coverage),
     ("forward_shapes", False, model_probes.forward_shapes),
     ("loss_consistency", False, model_probes.loss_consistency),
     ("init_loss", False, model_probes.init_loss),
     ("positional_gradient", False, model_probes.positional_gradient),
+    ("order_dependence", False, model_probes.order_dependence),
     ("causality_perturb", False, model_probes.causality_perturb),
     ("causality_extreme", False, model_probes.causality_extreme),
     ("causality_gradient", False, model_probes.causality_gradient),
     ("batch_independence", False, model_probes.batch_independence),
     ("eval_determinism", False, model_probes.eval_determinism),
     ("loss_invariances", False, loss_probes.loss_invariances),
-    ("attention_rows", False, structure_probes.attention_rows),
-    ("attention_scale", False, structure_probes.attention_scale),
+    ("attention_rows", False, attention_probes.attention_rows),
+    ("attention_scale", False, attention_probes.attention_scale),
     ("block_identity", False, structure_probes.block_identity),
     ("mlp_nonlinearity", False, structure_probes.mlp_nonlinearity),
+    ("final_norm", False, structure_probes.final_norm),
     ("equivalence", False, model_probes.equivalence),
     ("overfit_one_batch", False, model_probes.overfit_one_batch),
     ("generation", False, generation_probes.generation),
@@ -95,8 +100,6 @@ def measure(candidate_dir, harness_dir, job):
     model = run.pop("model", None)
     probes["training_run"] = run
     if model is not None:
-        probes["position_dependence"] = guarded(model_probes.position_dependence, candidate_dir,
-                                                model, cfg["block_size"])
         window = corpus["val"][:min(16, cfg["block_size"])]
         probes["influence"] = guarded(model_probes.influence_matrix, candidate_dir, model, window,
                                       corpus["chars"])

@@ -1,189 +1,136 @@
-"""Probes that look inside the model: attention probabilities and scores, block residuals, the MLP.
+"""Blocks, MLPs and the final normalisation, found by what modules do rather than what they are called.
 
-Each applies only when the model has the expected structure (nanoGPT names, or softmax calls the
-recorder can see); otherwise it reports {"applicable": False} and the check says "not applicable".
+- Blocks: n_layer instances of one module class, each called once per forward on the residual stream
+  (B, T, C) -> (B, T, C), chained: each block's input is the previous block's output.
+- MLPs: n_layer instances of one class with a weight matrix that map (B, T, C) -> (B, T, C) position
+  by position (changing one position's input changes only that position's output).
+- The output layer: the linear map or matmul that produced the returned logits.
+Each probe reports {"applicable": False} when it cannot find what it measures.
 """
 
-import math
-
 import torch
-import torch.nn.functional as F
 
+from .attention_probes import traced_forward
 from .loading import build_model, forward, tokens
+from .tracing import REARRANGE
 
-# Bound before any candidate code is imported, so a candidate cannot swap them out.
-_torch_softmax = torch.softmax
-_functional_softmax = F.softmax
-_tensor_softmax = torch.Tensor.softmax
-_sdpa = F.scaled_dot_product_attention
-
-BLOCK, C = 12, 48
+BLOCK, C, N_LAYER = 12, 48, 2
 
 
-class SoftmaxRecorder:
-    """Context manager that records (input, output) of every softmax over a (..., T, T) tensor."""
-
-    def __init__(self, size):
-        self.size = size
-        self.calls = []
-        self._inside = False  # F.softmax calls Tensor.softmax: record the outer call only
-
-    def _wrap(self, real):
-        def softmax(x, *args, **kwargs):
-            if self._inside:
-                return real(x, *args, **kwargs)
-            self._inside = True
-            try:
-                out = real(x, *args, **kwargs)
-            finally:
-                self._inside = False
-            if isinstance(x, torch.Tensor) and x.dim() >= 2 and tuple(x.shape[-2:]) == (self.size, self.size):
-                self.calls.append((x.detach().double().clone(), out.detach().double().clone()))
-            return out
-        return softmax
-
-    def __enter__(self):
-        torch.softmax = self._wrap(_torch_softmax)
-        F.softmax = self._wrap(_functional_softmax)
-        torch.Tensor.softmax = self._wrap(_tensor_softmax)
-        return self
-
-    def __exit__(self, *exc):
-        torch.softmax = _torch_softmax
-        F.softmax = _functional_softmax
-        torch.Tensor.softmax = _tensor_softmax
-        return False
+def _first_tensor(args, kwargs):
+    for value in [*args, *kwargs.values()]:
+        if isinstance(value, torch.Tensor):
+            return value
+    return None
 
 
-def _blocks(model):
-    h = getattr(getattr(model, "transformer", None), "h", None)
-    return list(h) if isinstance(h, torch.nn.ModuleList) else []
+def _stream(t):
+    return isinstance(t, torch.Tensor) and t.dim() == 3 and t.shape[1:] == (BLOCK, C)
 
 
-def _call(module, *args):
-    """module(*args), or None when it wants other arguments (a different design, not a bug)."""
+def module_calls(model, idx):
+    """[(module, input, output)] for every submodule call of one forward, in the order they finish."""
+    calls = []
+
+    def record(module, args, kwargs, output):
+        calls.append((module, _first_tensor(args, kwargs), output))
+
+    handles = [m.register_forward_hook(record, with_kwargs=True) for m in model.modules() if m is not model]
     try:
-        return module(*args)
-    except TypeError:
-        return None
+        with torch.no_grad():
+            forward(model, idx)
+    finally:
+        for h in handles:
+            h.remove()
+    return calls
 
 
-def _nanogpt_attention(block):
-    """The block's attention module if it has c_attn (C -> 3C), c_proj (C -> C) and n_head."""
-    attn = getattr(block, "attn", None)
-    c_attn, c_proj = getattr(attn, "c_attn", None), getattr(attn, "c_proj", None)
-    if not (isinstance(c_attn, torch.nn.Linear) and isinstance(c_proj, torch.nn.Linear)
-            and isinstance(getattr(attn, "n_head", None), int)):
-        return None
-    if c_attn.in_features != C or c_attn.out_features != 3 * C or c_proj.in_features != C:
-        return None
-    return attn
+def _stream_classes(calls):
+    """Module classes with exactly N_LAYER instances, each called once, all on the residual stream."""
+    by_class = {}
+    for module, x, y in calls:
+        by_class.setdefault(type(module), []).append((module, x, y))
+    return {cls: entries for cls, entries in by_class.items()
+            if len(entries) == N_LAYER and len({id(m) for m, _, _ in entries}) == N_LAYER
+            and all(_stream(x) and _stream(y) for _, x, y in entries)}
 
 
-def attention_rows(mods):
-    """Every captured attention matrix of a forward pass: worst |row sum - 1| and largest
-    probability above the diagonal."""
-    model = build_model(mods["model"])
-    with SoftmaxRecorder(BLOCK) as rec, torch.no_grad():
-        forward(model, tokens((2, BLOCK), seed=40))
-    if not rec.calls:
-        return {"applicable": False}
-    future = torch.ones(BLOCK, BLOCK, dtype=torch.bool).triu(1)
-    row_error, above = 0.0, 0.0
-    for _, probs in rec.calls:
-        row_error = max(row_error, float((probs.sum(dim=-1) - 1.0).abs().max()))
-        above = max(above, float(probs[..., future].abs().max()))
-    return {"applicable": True, "matrices": len(rec.calls), "row_error": row_error, "above_diagonal": above}
-
-
-def _reference_scores(attn, x):
-    """q k^T / sqrt(head size) per head, from the module's own c_attn."""
-    n_head = attn.n_head
-    q, k, _ = attn.c_attn(x).split(C, dim=2)
-    B, T, hs = x.size(0), x.size(1), C // n_head
-    q = q.view(B, T, n_head, hs).transpose(1, 2)
-    k = k.view(B, T, n_head, hs).transpose(1, 2)
-    return (q @ k.transpose(-2, -1)) / math.sqrt(hs)
-
-
-def _reference_output(attn, x):
-    n_head = attn.n_head
-    q, k, v = attn.c_attn(x).split(C, dim=2)
-    B, T, hs = x.size(0), x.size(1), C // n_head
-    q, k, v = (t.view(B, T, n_head, hs).transpose(1, 2) for t in (q, k, v))
-    y = _sdpa(q, k, v, is_causal=True).transpose(1, 2).reshape(B, T, C)
-    return attn.c_proj(y)
-
-
-def _relative_lower(scores, ref):
-    """Largest difference on and below the diagonal after removing each row's constant offset
-    (softmax ignores it), relative to the reference's size."""
-    lower = torch.ones(BLOCK, BLOCK, dtype=torch.bool).tril()
-    a = scores - scores[..., :1]
-    b = ref - ref[..., :1]
-    return float((a - b)[..., lower].abs().max() / (1.0 + b[..., lower].abs().max()))
-
-
-def attention_scale(mods):
-    """For nanoGPT-shaped attention modules: the scores handed to softmax against q k^T / sqrt(hs)
-    from the module's own weights; with no softmax call seen, the module output against
-    scaled_dot_product_attention of its own projections."""
-    model = build_model(mods["model"])
-    modules = [a for a in (_nanogpt_attention(b) for b in _blocks(model)) if a is not None]
-    if not modules:
-        return {"applicable": False}
-    x = torch.randn(2, BLOCK, C, generator=torch.Generator().manual_seed(41), dtype=torch.float64)
-    score_diff, output_diff = [], []
-    with torch.no_grad():
-        for attn in modules:
-            ref = _reference_scores(attn, x)
-            with SoftmaxRecorder(BLOCK) as rec:
-                out = _call(attn, x)
-            scores = [s for s, _ in rec.calls]
-            if len(scores) == attn.n_head and all(s.shape == ref[:, 0].shape for s in scores):
-                scores = [torch.stack(scores, dim=1)]  # one softmax call per head
-            scores = [s for s in scores if s.shape == ref.shape]
-            if scores:
-                score_diff.append(max(_relative_lower(s, ref) for s in scores))
-            elif not rec.calls and isinstance(out, torch.Tensor) and out.shape == x.shape:
-                ref_out = _reference_output(attn, x)
-                output_diff.append(float((out - ref_out).abs().max() / (1.0 + ref_out.abs().max())))
-    if not score_diff and not output_diff:
-        return {"applicable": False}
-    return {"applicable": True, "score_diff": max(score_diff, default=None),
-            "output_diff": max(output_diff, default=None)}
+def find_blocks(model, idx):
+    """[(block, input, output)] of the one chained class of stream modules, or None."""
+    chained = [entries for entries in _stream_classes(module_calls(model, idx)).values()
+               if all(torch.equal(entries[i + 1][1], entries[i][2]) for i in range(N_LAYER - 1))]
+    return chained[0] if len(chained) == 1 else None
 
 
 def block_identity(mods):
-    """With every block's attn.c_proj and mlp.c_proj zeroed, each block must return its input."""
+    """With every parameter of every block zeroed (silent sublayers), each block must return its input.
+    Blocks that normalise their own output (post-LN) are another design: not applicable."""
     model = build_model(mods["model"])
-    blocks = _blocks(model)
-    projections = []
-    for block in blocks:
-        pair = [getattr(getattr(block, part, None), "c_proj", None) for part in ("attn", "mlp")]
-        if not all(isinstance(p, torch.nn.Linear) for p in pair):
-            return {"applicable": False}
-        projections.extend(pair)
-    if not blocks:
+    idx = tokens((2, BLOCK), seed=42)
+    blocks = find_blocks(model, idx)
+    if blocks is None:
         return {"applicable": False}
-    x = torch.randn(2, BLOCK, C, generator=torch.Generator().manual_seed(42), dtype=torch.float64)
+    post_norm = all(float(y.mean(dim=-1).abs().max()) <= 1e-9 * float(y.abs().max()) for _, _, y in blocks)
+    if post_norm:
+        return {"applicable": False, "post_norm": True}
     with torch.no_grad():
-        for p in projections:
-            p.weight.zero_()
-            if p.bias is not None:
-                p.bias.zero_()
-        outputs = [_call(block, x) for block in blocks]
-    if not all(isinstance(y, torch.Tensor) and y.shape == x.shape for y in outputs):
+        for block, _, _ in blocks:
+            for p in block.parameters():
+                p.zero_()
+    chosen = {id(block) for block, _, _ in blocks}
+    silent = [entry for entry in module_calls(model, idx) if id(entry[0]) in chosen]
+    if len(silent) != len(blocks) or not all(_stream(y) for _, _, y in silent):
         return {"applicable": False}
-    worst = max(float((y - x).abs().max()) for y in outputs)
-    return {"applicable": True, "max_change": worst, "scale": float(x.abs().max())}
+    worst = max(float((y - x).abs().max()) for _, x, y in silent)
+    return {"applicable": True, "blocks": len(silent), "max_change": worst,
+            "scale": max(float(x.abs().max()) for _, x, _ in silent)}
+
+
+def _call(module, x):
+    """module(x), or None when it wants other arguments (a different design, not a bug)."""
+    try:
+        y = module(x)
+    except TypeError:
+        return None
+    return y if isinstance(y, torch.Tensor) and y.shape == x.shape else None
+
+
+def _position_wise(module, x):
+    """True when changing the first or the last position's input changes only that position's output."""
+    y = _call(module, x)
+    if y is None:
+        return False
+    for t in (0, BLOCK - 1):
+        other = x.clone()
+        other[:, t] += 1.0
+        changed = _call(module, other)
+        if changed is None:
+            return False
+        rest = [s for s in range(BLOCK) if s != t]
+        if not torch.equal(changed[:, rest], y[:, rest]) or torch.equal(changed[:, t], y[:, t]):
+            return False
+    return True
+
+
+def find_mlps(model, idx):
+    """The MLP of each block: the outermost class of position-wise stream modules with a weight matrix."""
+    x = torch.randn(2, BLOCK, C, generator=torch.Generator().manual_seed(44), dtype=torch.float64)
+    found = []
+    with torch.no_grad():
+        for entries in _stream_classes(module_calls(model, idx)).values():
+            modules = [m for m, _, _ in entries]
+            if all(any(p.dim() >= 2 for p in m.parameters()) and _position_wise(m, x) for m in modules):
+                found.append(modules)
+    inner = {id(d) for modules in found for m in modules for d in m.modules() if d is not m}
+    outer = [modules for modules in found if not any(id(m) in inner for m in modules)]
+    return outer[0] if len(outer) == 1 else None
 
 
 def mlp_nonlinearity(mods):
-    """|mlp(a + b) - mlp(a) - mlp(b) + mlp(0)| for every block's mlp: zero for an affine map."""
+    """|mlp(a + b) - mlp(a) - mlp(b) + mlp(0)| for every block's MLP: zero for an affine map."""
     model = build_model(mods["model"])
-    mlps = [getattr(b, "mlp", None) for b in _blocks(model)]
-    if not mlps or not all(isinstance(m, torch.nn.Module) for m in mlps):
+    mlps = find_mlps(model, tokens((2, BLOCK), seed=43))
+    if mlps is None:
         return {"applicable": False}
     g = torch.Generator().manual_seed(43)
     a = torch.randn(2, BLOCK, C, generator=g, dtype=torch.float64)
@@ -191,10 +138,42 @@ def mlp_nonlinearity(mods):
     nonlinear, scale = [], 0.0
     with torch.no_grad():
         for mlp in mlps:
-            ys = [_call(mlp, z) for z in (a, b, a + b, torch.zeros_like(a))]
-            if not all(isinstance(y, torch.Tensor) and y.shape == a.shape for y in ys):
+            ya, yb, yab, y0 = (_call(mlp, z) for z in (a, b, a + b, torch.zeros_like(a)))
+            if any(y is None for y in (ya, yb, yab, y0)):
                 return {"applicable": False}
-            ya, yb, yab, y0 = ys
             nonlinear.append(float((yab - ya - yb + y0).abs().max()))
             scale = max(scale, float(yab.abs().max()), float(ya.abs().max()), float(yb.abs().max()))
-    return {"applicable": True, "nonlinear": min(nonlinear), "scale": scale}
+    return {"applicable": True, "mlps": len(mlps), "nonlinear": min(nonlinear), "scale": scale}
+
+
+def _output_features(trace, logits):
+    """The (B, T', C) features that the output layer turned into these logits, or None."""
+    for _ in range(8):
+        call = trace.producer(logits)
+        if call is None:
+            return None
+        if call.name in REARRANGE and call.args and isinstance(call.args[0], torch.Tensor):
+            logits = call.args[0]
+            continue
+        if call.name in ("linear", "matmul", "__matmul__"):
+            features = call.inputs[0]
+            return features if features.dim() == 3 and features.size(-1) == C else None
+        return None
+    return None
+
+
+def final_norm(mods):
+    """Root-mean-square size of each position's features entering the output layer: equal at every
+    position when a final normalisation precedes it (its gains start at one). Weight matrices are
+    scaled up first so the normalisation's epsilon is negligible against the features' variance."""
+    model = build_model(mods["model"])
+    with torch.no_grad():
+        for p in model.parameters():
+            if p.dim() >= 2:
+                p.mul_(10.0)
+    trace = traced_forward(model, tokens((2, BLOCK), seed=45))
+    features = _output_features(trace, trace.logits) if isinstance(trace.logits, torch.Tensor) else None
+    if features is None:
+        return {"applicable": False}
+    rms = features.detach().double().pow(2).mean(dim=-1).sqrt()
+    return {"applicable": True, "spread": float((rms.max() - rms.min()) / rms.mean())}

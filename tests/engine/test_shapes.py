@@ -1,0 +1,92 @@
+"""Submissions in other shapes: correct ones pass every test, and every catalog bug written into
+another shape by hand is still caught (the other-shapes matrix)."""
+
+from __future__ import annotations
+
+import pytest
+from bug_fixtures import probes_for
+from shapes import CORRECT_SHAPES, OTHER_SHAPE_BUGS
+from variants import shape_files
+
+from app.engine.builtin import builtin_packages
+from app.engine.gpt_v1.checks import run_checks
+from app.engine.gpt_v1.verdicts import FAILED, NOT_APPLICABLE, PASSED
+
+FILES = ("model.py", "data.py")
+# Structure that another design may legitimately lack: the equivalence tier needs the starter's
+# parameter names; probability rows need a softmax (scaled_dot_product_attention has none); the
+# identity test is for pre-LN blocks.
+MAY_NOT_APPLY = {"equivalence.logits", "equivalence.last-position", "attention.rows-sum-to-one",
+                 "attention.rows-zero-on-future", "general.block-residual-identity"}
+
+
+def _statuses(result: dict, reference: dict, files=FILES) -> dict[str, tuple[str, str]]:
+    return {v.id: (v.status, v.message) for v in run_checks(result, reference, files=files)}
+
+
+@pytest.mark.parametrize("shape", CORRECT_SHAPES, ids=[s.name for s in CORRECT_SHAPES])
+def test_correct_shape_passes_every_test(shape, measure, reference):
+    result = measure(shape.files())
+    assert result["error"] is None
+    statuses = _statuses(result, reference)
+    wrong = {k: v for k, v in statuses.items() if v[0] != PASSED and not (v[0] == NOT_APPLICABLE
+                                                                          and k in MAY_NOT_APPLY)}
+    assert wrong == {}
+    for test_id in ("attention.score-scale", "general.mlp-nonlinear", "general.final-norm",
+                    "positional.depends-on-position"):
+        assert statuses[test_id][0] == PASSED, (test_id, statuses[test_id])
+
+
+@pytest.mark.parametrize("name", ["rotary_sdpa", "alibi_fused"])
+def test_position_scheme_without_a_table_is_seen_by_behaviour(name, measure, reference):
+    result = measure(shape_files(name), probes=["interface", "order_dependence", "attention_scale",
+                                                "block_identity", "mlp_nonlinearity", "final_norm"])
+    statuses = _statuses(result, reference)
+    for test_id in ("positional.depends-on-position", "attention.score-scale", "general.block-residual-identity",
+                    "general.mlp-nonlinear", "general.final-norm"):
+        assert statuses[test_id][0] == PASSED, (test_id, statuses[test_id])
+
+
+@pytest.mark.parametrize("bug", OTHER_SHAPE_BUGS, ids=[b.name for b in OTHER_SHAPE_BUGS])
+def test_bug_written_into_another_shape_is_caught(bug, measure, reference):
+    result = measure(bug.files(), probes=["interface", *probes_for(bug.detected_by)])
+    assert result["error"] is None
+    files = (*FILES, "train.py") if bug.with_train else FILES
+    statuses = _statuses(result, reference, files)
+    missed = {t: statuses[t] for t in bug.detected_by if statuses[t][0] != FAILED}
+    assert missed == {}
+    unmodified = measure(shape_files(bug.shape, bug.with_train), probes=["interface", *probes_for(bug.detected_by)])
+    spared = _statuses(unmodified, reference, files)
+    assert all(spared[t][0] == PASSED for t in bug.detected_by), {t: spared[t] for t in bug.detected_by}
+
+
+def test_other_shapes_cover_every_bug_kind_of_the_builtins():
+    covered = {b.name.split("@")[0] for b in OTHER_SHAPE_BUGS}
+    used = {bug.kind for pkg in builtin_packages() for bug in pkg.bugs}
+    assert used - covered == set()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("shape", CORRECT_SHAPES, ids=[s.name for s in CORRECT_SHAPES])
+def test_correct_shape_passes_every_builtin_scenario(shape, measure):
+    """Against each built-in scenario's own reference, with that scenario's train.py when it has one."""
+    failed = {}
+    by_train: dict[str | None, dict] = {}
+    for pkg in builtin_packages():
+        reference = _solution_reference(pkg, measure)
+        train = pkg.solution_files.get("train.py")
+        if train not in by_train:
+            files = {**shape.files(), **({"train.py": train} if train else {})}
+            by_train[train] = measure(files)
+        statuses = _statuses(by_train[train], reference, pkg.files)
+        failed[pkg.slug] = {k: v for k, v in statuses.items() if v[0] not in (PASSED, NOT_APPLICABLE)}
+    assert failed == {pkg.slug: {} for pkg in builtin_packages()}
+
+
+_references: dict[str, dict] = {}
+
+
+def _solution_reference(pkg, measure) -> dict:
+    if pkg.slug not in _references:
+        _references[pkg.slug] = measure(pkg.solution_files)
+    return _references[pkg.slug]

@@ -3,7 +3,7 @@
 from app.attempts.models import Attempt
 from app.audit.models import AuditEvent
 from app.auth.models import EndedSession
-from app.coaching.models import CoachingTip
+from app.coaching.models import CoachingTip, TipRating
 from app.core.db import Base
 from app.dispatch.models import AttemptDispatch
 from app.interviews.models import Interview, Review
@@ -16,5 +16,5 @@ from app.workspace.models import Draft, DraftSnapshot, HintReveal, WorkspaceEven
 __all__ = [
     "ApiToken", "Attempt", "AttemptDispatch", "AuditEvent", "Base", "CoachingTip", "Draft", "DraftSnapshot",
     "EndedSession", "HintReveal", "Interview", "JobTask", "Review", "Scenario", "ScenarioJob", "ScenarioVersion",
-    "SiteSetting", "User", "WorkspaceEvent",
+    "SiteSetting", "TipRating", "User", "WorkspaceEvent",
 ]

@@ -13,6 +13,8 @@ def include_all(app: FastAPI) -> None:
     from app.interviews import api as interviews_api
     from app.ops import routes as ops_routes
     from app.scenarios import admin_api as scenarios_admin_api
+    from app.coaching import api as coaching_api
+    from app.coaching import views as coaching_views
     from app.scenarios import api as scenarios_api
     from app.web import account as web_account
     from app.web import admin as web_admin
@@ -55,3 +57,5 @@ def include_all(app: FastAPI) -> None:
     app.include_router(web_rubric_admin.router)
     app.include_router(web_workspace.router)
     app.include_router(web_workspace_actions.router)
+    app.include_router(coaching_api.router)
+    app.include_router(coaching_views.router)

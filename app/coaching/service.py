@@ -1,7 +1,13 @@
-"""The default coach: deterministic rules over the knowledge base, run after every graded attempt."""
+"""Coaching an attempt: gather its evidence, write the tips (rules, or a configured model), store them.
+
+The three steps are separate so the worker can call a slow model between a read transaction and a
+short write one (app/dispatch/jobs.py). `tips_of` is what the API, the pages and the interviewer
+review read; its shape is documented there and kept stable.
+"""
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Any
 
@@ -9,102 +15,117 @@ from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from app.attempts.models import Attempt
-from app.coaching.knowledge import (
-    COMPONENT_ADVICE,
-    ERROR_ADVICE,
-    PRACTICES,
-    TRAINING_RUN_ADVICE,
-    TRAINING_RUN_TESTS,
-    Advice,
-)
-from app.coaching.models import AI_NOTICE, CoachingTip
+from app.coaching import llm
+from app.coaching.composer import compose, read_notes
+from app.coaching.evidence import Evidence, ScenarioFacts, evidence_for, facts_for
+from app.coaching.history import History, history_of
+from app.coaching.models import AI_NOTICE, CoachingTip, TipRating
+from app.coaching.reading import NoteReading
+from app.coaching.tip import Tip
 from app.grading.result import GradeError, GradeResult
+from app.scenarios.models import ScenarioVersion
+
+log = logging.getLogger(__name__)
 
 SOURCE = "rules"
-COMPONENT_ORDER = ("loss", "positional", "attention", "general", "training", "generation")
-MAX_TIPS = 4
+COACHED_STATUSES = ("passed", "failed", "error")
 
 
 @dataclass(frozen=True)
-class Tip:
-    component: str | None
-    framing: str
-    pro_tip: str
-    steps: tuple[str, ...]
+class CoachingInput:
+    """Everything the coach reads about one attempt, gathered in one read."""
+
+    attempt_id: int
+    readings: list[NoteReading]
+    evidence: Evidence
+    history: History | None
+    facts: ScenarioFacts
 
 
-def failing_components(result: GradeResult | None) -> list[str]:
-    """Components with an applicable failing test outside the tiny training run, in teaching order."""
-    failing = {t.component for t in (result.failing() if result else []) if t.id not in TRAINING_RUN_TESTS}
-    return [c for c in COMPONENT_ORDER if c in failing]
-
-
-def training_run_failed(result: GradeResult | None) -> bool:
-    """True when a test of the tiny training run failed."""
-    return any(t.id in TRAINING_RUN_TESTS for t in (result.failing() if result else []))
-
-
-def missing_practices(notes: dict[str, Any] | None) -> list[str]:
-    """Advice for each verification habit the candidate's notes do not mention."""
-    text = " ".join(str(v) for v in (notes or {}).values()).lower()
-    return [advice for _name, words, advice in PRACTICES if not any(w in text for w in words)]
-
-
-def tips_for(*, status: str, result: GradeResult | None, error: GradeError | None,
-             notes: dict[str, Any] | None) -> list[Tip]:
-    """The tips for one graded attempt: errors first, then failing components, then the write-up."""
-    tips: list[Tip] = []
-    if status == "error" and error:
-        advice = ERROR_ADVICE.get(error.kind)
-        if advice is not None:
-            tips.append(_tip(None, advice))
-    for component in failing_components(result):
-        tips.append(_tip(component, COMPONENT_ADVICE[component]))
-    if training_run_failed(result):
-        tips.append(_tip("training", TRAINING_RUN_ADVICE))
-    habits = missing_practices(notes)
-    if habits:
-        tips.append(Tip(
-            component=None,
-            framing="Frame your write-up around how you know each fix is right, not only what you changed.",
-            pro_tip="Interviewers score the method: a short test per component and a baseline comparison "
-            "beat a long list of edits.",
-            steps=tuple(habits[:5]) if len(habits) >= 3 else tuple(habits) + (
-                "Keep each answer to a few sentences: symptom, test, root cause, fix.",
-            ),
-        ))
-    return tips[:MAX_TIPS]
-
-
-def _tip(component: str | None, advice: Advice) -> Tip:
-    return Tip(component=component, framing=advice.framing, pro_tip=advice.pro_tip, steps=advice.steps[:5])
-
-
-def coach_attempt(*, session: Session, attempt_id: int) -> list[CoachingTip]:
-    """Replace the attempt's rule-based tips with fresh ones (idempotent; flushed, not committed)."""
+def gather(*, session: Session, attempt_id: int) -> CoachingInput | None:
+    """The coaching input of a finished run or submit; None for scratch runs and unfinished attempts."""
     attempt = session.get(Attempt, attempt_id)
-    if attempt is None or attempt.kind == "scratch":  # scratch runs are experiments, not graded work
-        return []
-    session.execute(delete(CoachingTip).where(CoachingTip.attempt_id == attempt_id, CoachingTip.source == SOURCE))
+    if attempt is None or attempt.kind == "scratch" or attempt.status not in COACHED_STATUSES:
+        return None  # scratch runs are experiments, not graded work
+    version = session.get(ScenarioVersion, attempt.scenario_version_id)
+    if version is None:
+        return None
+    facts = facts_for(version.content, version.content_hash)
+    result = GradeResult.from_stored(attempt.result)
+    error = GradeError.model_validate(attempt.error) if attempt.error else None
+    evidence = evidence_for(attempt_kind=attempt.kind, status=attempt.status, result=result, error=error, facts=facts)
+    readings = read_notes(attempt.notes, [q for q, _text in facts.questions])
+    history = history_of(session=session, attempt=attempt, result=result)
+    return CoachingInput(attempt_id=attempt_id, readings=readings, evidence=evidence, history=history, facts=facts)
+
+
+def rule_tips(data: CoachingInput) -> list[Tip]:
+    """The rule coach's tips (deterministic, offline, fast)."""
+    return compose(readings=data.readings, evidence=data.evidence, history=data.history, guard=data.facts.guard)
+
+
+def write_tips(data: CoachingInput) -> tuple[str, list[Tip]]:
+    """(source, tips): the configured model's when it answers validly, else the rules'."""
+    rules = rule_tips(data)
+    if llm.configured():
+        answer = llm.model_tips(data=data, rule_tips=rules)
+        if answer is not None:
+            return answer
+    return SOURCE, rules
+
+
+def store_tips(*, session: Session, attempt_id: int, source: str, tips: list[Tip]) -> list[CoachingTip]:
+    """Replace the attempt's tips (flushed, not committed)."""
+    session.execute(delete(CoachingTip).where(CoachingTip.attempt_id == attempt_id))
     rows = [
-        CoachingTip(attempt_id=attempt_id, source=SOURCE, component=tip.component, framing=tip.framing,
-                    pro_tip=tip.pro_tip, steps=list(tip.steps), notice=AI_NOTICE)
-        for tip in tips_for(status=attempt.status, result=GradeResult.from_stored(attempt.result),
-                            error=GradeError.model_validate(attempt.error) if attempt.error else None,
-                            notes=attempt.notes)
+        CoachingTip(attempt_id=attempt_id, source=source, note=tip.note, component=tip.component,
+                    framing=tip.framing, pro_tip=tip.pro_tip, steps=list(tip.steps), notice=AI_NOTICE,
+                    rules=list(tip.rules), why=list(tip.why))
+        for tip in tips
     ]
     session.add_all(rows)
     session.flush()
     return rows
 
 
+def coach_attempt(*, session: Session, attempt_id: int) -> list[CoachingTip]:
+    """Gather, write and store in one go (idempotent; flushed, not committed)."""
+    data = gather(session=session, attempt_id=attempt_id)
+    if data is None:
+        return []
+    source, tips = write_tips(data)
+    return store_tips(session=session, attempt_id=attempt_id, source=source, tips=tips)
+
+
 def tips_of(*, session: Session, attempt_id: int) -> list[dict[str, Any]]:
-    """The stored tips of an attempt, as the API shows them."""
-    rows = session.scalars(
-        select(CoachingTip).where(CoachingTip.attempt_id == attempt_id).order_by(CoachingTip.id)
+    """The stored tips of an attempt, in display order, as the API and the pages show them.
+
+    Each tip: `id`; `note` (the question id of the note it answers, or None) and `question` (that
+    question's text); `component` (one of the six, or None); `framing`, `pro_tip`, `steps` (3-5
+    strings), `notice` (the AI notice, verbatim); `source` ("rules" or "llm:<model>"); `rules` (ids
+    of app.coaching.rules.RULES) and `why` (what triggered them); `rating` (the candidate's: True
+    helpful, False not helpful, None not rated).
+    """
+    rows = session.execute(
+        select(CoachingTip, TipRating.helpful)
+        .outerjoin(TipRating, TipRating.tip_id == CoachingTip.id)
+        .where(CoachingTip.attempt_id == attempt_id).order_by(CoachingTip.id)
     ).all()
+    questions = _question_texts(session=session, attempt_id=attempt_id) if any(r.note for r, _h in rows) else {}
     return [
-        {"component": r.component, "framing": r.framing, "pro_tip": r.pro_tip, "steps": list(r.steps),
-         "source": r.source, "notice": r.notice}
-        for r in rows
+        {"id": r.id, "note": r.note, "question": questions.get(r.note) if r.note else None,
+         "component": r.component, "framing": r.framing, "pro_tip": r.pro_tip, "steps": list(r.steps),
+         "notice": r.notice, "source": r.source, "rules": list(r.rules or []), "why": list(r.why or []),
+         "rating": helpful}
+        for r, helpful in rows
     ]
+
+
+def _question_texts(*, session: Session, attempt_id: int) -> dict[str, str]:
+    version = session.scalar(
+        select(ScenarioVersion).join(Attempt, Attempt.scenario_version_id == ScenarioVersion.id)
+        .where(Attempt.id == attempt_id)
+    )
+    if version is None:
+        return {}
+    return dict(facts_for(version.content, version.content_hash).questions)

@@ -78,6 +78,13 @@ class Settings(BaseSettings):
     # One reminder this many hours before an emailed, unused invite expires; checked this often by `dojo serve`.
     invite_reminder_hours: int = 24
     reminder_interval_seconds: int = 300
+    # Coaching (app/coaching/llm.py): an optional OpenAI-compatible chat-completions endpoint that
+    # writes the tips from the same evidence; empty URL = the rule coach only. The rules answer
+    # whenever the model times out, fails or returns something invalid.
+    coach_llm_url: str = ""
+    coach_llm_model: str = ""
+    coach_llm_api_key: str = ""
+    coach_llm_timeout_seconds: float = 20.0
 
     @property
     def is_production(self) -> bool:

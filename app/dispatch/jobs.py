@@ -160,13 +160,23 @@ class ProgressWriter:
 
 
 def _after_grading(attempt_id: int) -> None:
-    """Write the coaching tips for the stored result; a coaching failure never undoes the grading."""
+    """Write the coaching tips for the stored result; a coaching failure never undoes the grading.
+
+    The tips are written between a read and a short write transaction: a configured coaching model
+    may take seconds, and no lock may be held meanwhile.
+    """
     from app.coaching import service as coaching_service
 
     try:
         with new_session() as session:
+            data = coaching_service.gather(session=session, attempt_id=attempt_id)
+            session.rollback()
+        if data is None:
+            return
+        source, tips = coaching_service.write_tips(data)
+        with new_session() as session:
             claims.lock_for_write(session=session, attempt_id=attempt_id)
-            coaching_service.coach_attempt(session=session, attempt_id=attempt_id)
+            coaching_service.store_tips(session=session, attempt_id=attempt_id, source=source, tips=tips)
             session.commit()
     except Exception:
         log.exception("attempt %s: coaching failed (grading result kept)", attempt_id)

@@ -153,4 +153,18 @@ ROUTE_TABLE: dict[tuple[str, str], Expect] = {
                                                             path="/interviews/999999999/finish"),
     ("POST", "/challenges/{slug}/events"): signed_in(404, anonymous=TO_SIGN_IN, path="/challenges/no-such/events",
                                                      json={"kind": "paste"}),
+    # Coaching: rating tips, the ratings per rule, the reports
+    ("POST", "/api/tips/{tip_id}/rating"): signed_in(
+        404, anonymous=401, path="/api/tips/999999999/rating", json={"helpful": True}
+    ),
+    ("POST", "/tips/{tip_id}/rating"): signed_in(
+        404, anonymous=TO_SIGN_IN, path="/tips/999999999/rating", form={"helpful": "true"}
+    ),
+    ("GET", "/admin/coaching"): Expect(TO_SIGN_IN, 403, 403, 200),
+    ("GET", "/coaching/challenges/{slug}/report"): signed_in(
+        404, anonymous=TO_SIGN_IN, path="/coaching/challenges/no-such-scenario/report"
+    ),
+    ("GET", "/coaching/interviews/{interview_id}/report"): signed_in(
+        404, anonymous=TO_SIGN_IN, path="/coaching/interviews/999999999/report"
+    ),
 }

@@ -1,0 +1,29 @@
+"""A coaching tip before it is stored: the suggestion block's shape plus where it came from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+
+@dataclass(frozen=True)
+class Tip:
+    """A framing sentence, a pro tip and three to five steps, answering a note (`note`: its question id) or not.
+
+    `rules` are the ids of app.coaching.rules.RULES that produced it; `why` says in a few words what in
+    the note and the grading triggered each rule (for reviewers; it never names a test or a fix).
+    """
+
+    note: str | None
+    component: str | None
+    framing: str
+    pro_tip: str
+    steps: tuple[str, ...]
+    rules: tuple[str, ...] = ()
+    why: tuple[str, ...] = ()
+
+    def texts(self) -> tuple[str, ...]:
+        """Every text a candidate reads."""
+        return (self.framing, self.pro_tip, *self.steps)
+
+    def with_rules(self, *extra: str) -> Tip:
+        return replace(self, rules=tuple(dict.fromkeys(self.rules + extra)))

@@ -1,0 +1,77 @@
+"""Regenerate fixtures/builtin_gradings.json: real gradings of every built-in's starter, each
+single-bug mutant and one partial fix, for the coach's no-leak and corpus tests.
+
+Grading every variant takes a while (tens of sandboxed runs), so the tests read the stored results
+instead of grading again; test_fixture_matches_builtins fails when a scenario's bugs change.
+
+    .venv/bin/python -m tests.coaching.build_gradings      # from the repository root
+"""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from app.engine.builtin import builtin_packages
+from app.engine.edits import apply_edits
+from app.engine.package import ScenarioPackage
+from app.grading.grader import grade_files
+from app.grading.reference import ensure_reference
+from app.sandbox import get_runner
+
+FIXTURE = Path(__file__).parent / "fixtures" / "builtin_gradings.json"
+CURVE_POINTS = 12  # enough of each loss curve to be realistic, small enough to commit
+
+
+def variants(package: ScenarioPackage) -> dict[str, tuple[list[str], dict[str, str]]]:
+    """name -> (bugs left in, files): the starter, each single-bug mutant, every other bug left in."""
+    out = {"starter": ([b.id for b in package.bugs], package.starter_files)}
+    for bug in package.bugs:
+        out[f"mutant:{bug.id}"] = ([bug.id], package.mutant_files(bug.id))
+    kept = [b for b in package.bugs][::2]
+    files = dict(package.solution_files)
+    for bug in kept:
+        files = apply_edits(files, list(bug.edits), where=bug.id)
+    out["partial"] = ([b.id for b in kept], files)
+    return out
+
+
+def _trim(result: dict[str, Any]) -> dict[str, Any]:
+    training = result.get("training") or {}
+    for key in ("influence", "baseline_influence"):
+        training.pop(key, None)
+    stride = max(1, len(training.get("steps") or []) // CURVE_POINTS)
+    for key in ("steps", "train_loss", "val_loss", "baseline_train_loss", "baseline_val_loss"):
+        if key in training:
+            training[key] = training[key][::stride]
+    for key in ("sample", "baseline_sample"):
+        if training.get(key):
+            training[key] = training[key][:160]
+    for test in result.get("tests", []):
+        test["message"] = test["message"][:160]
+    return result
+
+
+def main() -> None:
+    runner = get_runner()
+    data: dict[str, Any] = {}
+    for package in builtin_packages():
+        reference = ensure_reference(package=package, runner=runner)
+        jobs = variants(package)
+
+        def grade(files: dict[str, str], package: ScenarioPackage = package) -> dict[str, Any]:
+            return grade_files(package=package, files=files, runner=runner, reference=reference).to_dict()
+
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            graded = dict(zip(jobs, pool.map(grade, [files for _left, files in jobs.values()]), strict=True))
+        data[package.slug] = {
+            name: {"bugs_left": jobs[name][0], "result": _trim(result)} for name, result in graded.items()
+        }
+        print(package.slug, {name: r["status"] for name, r in graded.items()}, flush=True)
+    FIXTURE.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,22 @@
+"""The stored gradings still describe the built-in scenarios (regenerate with build_gradings.py when not)."""
+
+from __future__ import annotations
+
+from app.engine.builtin import builtin_packages
+from app.engine.gpt_v1.checks import SPECS
+
+from .conftest import gradings
+
+
+def test_fixture_matches_builtins() -> None:
+    data = gradings()
+    packages = {p.slug: p for p in builtin_packages()}
+    assert set(data) == set(packages)
+    for slug, package in packages.items():
+        bug_ids = [b.id for b in package.bugs]
+        assert set(data[slug]) == {"starter", "partial", *(f"mutant:{b}" for b in bug_ids)}, slug
+        for name, g in data[slug].items():
+            assert [b.id for b in g.result.bugs] == bug_ids, (slug, name)
+            assert {t.id for t in g.result.tests} <= set(SPECS), (slug, name)
+            assert {b.id for b in g.result.bugs if not b.fixed} >= set(g.bugs_left), (slug, name)
+            assert g.result.status == "failed" and g.result.training is not None, (slug, name)

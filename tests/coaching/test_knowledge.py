@@ -1,0 +1,56 @@
+"""The knowledge base covers every bug kind of the catalog and every hidden test's component, and leaks nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.coaching import knowledge, lexicon
+from app.coaching.guard import guard_for
+from app.coaching.kinds_knowledge import KIND_KNOWLEDGE
+from app.coaching.rules import RULES
+from app.engine.builtin import builtin_packages
+from app.engine.gpt_v1.checks import SPECS
+from app.engine.kinds import BUG_KINDS
+from app.grading.result import COMPONENTS
+
+
+def test_every_bug_kind_has_knowledge_and_words() -> None:
+    assert set(KIND_KNOWLEDGE) == set(BUG_KINDS)
+    assert set(lexicon.KINDS) == set(BUG_KINDS)
+    for kind, entry in KIND_KNOWLEDGE.items():
+        assert entry.component in COMPONENTS, kind
+        assert 2 <= len(entry.checks) <= 4, kind
+        assert set(entry.tests) <= set(SPECS), f"{kind}: unknown test ids {set(entry.tests) - set(SPECS)}"
+
+
+def test_every_hidden_test_component_has_advice_and_words() -> None:
+    components = {spec.component for spec in SPECS.values()}
+    assert components <= set(knowledge.COMPONENT_ADVICE) == set(COMPONENTS)
+    assert set(lexicon.COMPONENTS) == set(COMPONENTS) == set(knowledge.COMPONENT_NAMES)
+    for advice in knowledge.COMPONENT_ADVICE.values():
+        assert 3 <= len(advice.steps) <= 5
+
+
+def test_every_method_the_reader_knows_has_advice_a_name_and_a_rule() -> None:
+    assert set(lexicon.METHODS) == set(knowledge.METHOD_ADVICE) == set(knowledge.METHOD_NAMES)
+    assert set(knowledge.METHOD_SUGGESTIONS) <= set(lexicon.METHODS)
+    assert {f"note.method.{m}" for m in lexicon.METHODS} <= set(RULES)
+
+
+def _knowledge_texts() -> list[str]:
+    texts: list[str] = []
+    advice = [*knowledge.COMPONENT_ADVICE.values(), *knowledge.METHOD_ADVICE.values(),
+              *knowledge.ERROR_ADVICE.values(), knowledge.TRAINING_RUN_ADVICE]
+    for item in advice:
+        texts += [item.framing, item.pro_tip, *item.steps]
+    for entry in KIND_KNOWLEDGE.values():
+        texts += [entry.name, *entry.checks]
+    return texts + list(knowledge.METHOD_SUGGESTIONS.values())
+
+
+@pytest.mark.parametrize("package", builtin_packages(), ids=lambda p: p.slug)
+def test_no_knowledge_text_comes_close_to_a_builtin_fix(package) -> None:
+    guard = guard_for(package)
+    assert guard.lines and guard.fixes  # the guard knows what to look for
+    leaks = {text: guard.leaks(text) for text in _knowledge_texts() if guard.leaks(text)}
+    assert leaks == {}

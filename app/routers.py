@@ -10,11 +10,11 @@ def include_all(app: FastAPI) -> None:
     # Domains add their routers here as they land (one import and one include each).
     from app.attempts import api as attempts_api
     from app.auth import api as auth_api
+    from app.coaching import api as coaching_api
+    from app.coaching import views as coaching_views
     from app.interviews import api as interviews_api
     from app.ops import routes as ops_routes
     from app.scenarios import admin_api as scenarios_admin_api
-    from app.coaching import api as coaching_api
-    from app.coaching import views as coaching_views
     from app.scenarios import api as scenarios_api
     from app.web import account as web_account
     from app.web import admin as web_admin

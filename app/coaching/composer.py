@@ -146,6 +146,8 @@ def progress_tip(history: History | None, evidence: Evidence, readings: list[Not
 
 def guarded(tip: Tip, guard: LeakGuard) -> Tip | None:
     """The tip with any field that comes too close to the answer replaced; None when too little is left."""
+    if any(guard.leaks(reason) for reason in tip.why):  # reasons quote the note's words: keep only safe ones
+        tip = replace(tip, why=tuple(reason for reason in tip.why if not guard.leaks(reason)))
     if not guard.tip_leaks(*tip.texts()):
         return tip
     fallback = COMPONENT_ADVICE.get(tip.component or "", COMPONENT_ADVICE["general"])

@@ -39,11 +39,18 @@ _FACTS: OrderedDict[str, ScenarioFacts] = OrderedDict()
 _FACTS_MAX = 64
 
 
-def facts_for(content: dict[str, Any], content_hash: str) -> ScenarioFacts:
-    """The facts of a scenario version's package, cached by its content hash."""
+def cached_facts(content_hash: str) -> ScenarioFacts | None:
+    """The facts already computed for this content hash, if any."""
     cached = _FACTS.get(content_hash)
     if cached is not None:
         _FACTS.move_to_end(content_hash)
+    return cached
+
+
+def facts_for(content: dict[str, Any], content_hash: str) -> ScenarioFacts:
+    """The facts of a scenario version's package, cached by its content hash."""
+    cached = cached_facts(content_hash)
+    if cached is not None:
         return cached
     from app.engine.package import ScenarioPackage
 

@@ -86,8 +86,8 @@ def guard_for(package: Any) -> LeakGuard:
             fixes.update(squash(fragment) for fragment in code_fragments(fix))
     solution, starter = getattr(package, "solution_files", {}), getattr(package, "starter_files", {})
     for name, text in solution.items():
-        diff = difflib.ndiff(starter.get(name, "").splitlines(), text.splitlines())
-        lines.update(squash(row[2:]) for row in diff if row[:2] in ("- ", "+ "))
+        diff = difflib.unified_diff(starter.get(name, "").splitlines(), text.splitlines(), n=0, lineterm="")
+        lines.update(squash(row[1:]) for row in diff if row[:1] in "+-" and row[:3] not in ("+++", "---"))
     return LeakGuard(lines=frozenset(line for line in lines if _meaningful(line)),
                      fixes=frozenset(f for f in fixes if len(f) >= MIN_FRAGMENT_CHARS),
                      test_ids=HIDDEN_TEST_IDS)

@@ -151,6 +151,9 @@ KINDS: dict[str, tuple[str, ...]] = {
     "typo-wrong-dim": ("wrong dimension", "wrong size", "k.size", "wrong axis"),
 }
 
+# Names that contain component words without being about the component ("block_size" is not a block).
+IGNORED = ("block size", "batch size", "vocab size", "head size", "n embd", "n head", "n layer")
+
 # Phrases that claim everything was fixed ("all four bugs", "every bug").
 EVERYTHING = ("all the bugs", "all bugs", "every bug", "all of them", "all four", "all three", "all six",
               "all 4", "all 3", "all 6", "everything", "each bug", "all the issues", "all issues")

@@ -44,18 +44,28 @@ class Block:
         self.findings.append(finding)
 
 
-def _subject(claim: Claim, evidence: Evidence) -> tuple[str, str, tuple[str, ...], str]:
-    """(name, component, check steps, verdict) of what a claim is about; the first named kind wins."""
-    if claim.kinds:
-        kind = claim.kinds[0]
-        knowledge = KIND_KNOWLEDGE[kind]
-        return knowledge.name, evidence.component_of(kind), knowledge.checks, evidence.kind_verdict(kind)
-    if claim.components:
-        component = claim.components[0]
-        return (COMPONENT_NAMES[component], component, COMPONENT_ADVICE[component].steps,
-                evidence.component_verdict(component))
-    failing = evidence.components_failing or ("general",)
-    return "every bug", failing[0], COMPONENT_ADVICE[failing[0]].steps, evidence.everything_verdict()
+Subject = tuple[str, str, tuple[str, ...], str]  # (name, component, check steps, verdict)
+
+
+def _subject(claim: Claim, evidence: Evidence) -> Subject:
+    """What a claim is about: its bug kinds if it names any, else its components, else everything.
+
+    With several, the first the grading contradicts wins (the claim covers it), then the first it supports.
+    """
+    subjects: list[Subject] = [
+        (KIND_KNOWLEDGE[kind].name, evidence.component_of(kind), KIND_KNOWLEDGE[kind].checks,
+         evidence.kind_verdict(kind)) for kind in claim.kinds
+    ] or [
+        (COMPONENT_NAMES[c], c, COMPONENT_ADVICE[c].steps, evidence.component_verdict(c)) for c in claim.components
+    ]
+    if not subjects:
+        failing = evidence.components_failing or ("general",)
+        return "every bug", failing[0], COMPONENT_ADVICE[failing[0]].steps, evidence.everything_verdict()
+    for verdict in ("contradicted", "supported"):
+        for subject in subjects:
+            if subject[3] == verdict:
+                return subject
+    return subjects[0]
 
 
 def _claim_findings(reading: NoteReading, evidence: Evidence) -> list[Finding]:

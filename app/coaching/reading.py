@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from app.coaching import lexicon
 
@@ -17,6 +16,8 @@ _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 _CLAUSE_BREAK = re.compile(r",|:|\bbut\b|\bthough\b|\balthough\b|\bhowever\b|\bwhereas\b|\bexcept\b")
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?!\w|\.\d)")
 _WORD = re.compile(r"[a-z0-9]+")
+_TOKEN = re.compile(r"[a-z0-9]+|[^\sa-z0-9]")  # words and single punctuation marks
+_IGNORED = re.compile("|".join(rf"\b{re.escape(p)}\b" for p in lexicon.IGNORED))
 _PRONOUNS = re.compile(r"\b(it|that|this|them|those|these|both|they)\b")
 
 
@@ -125,11 +126,10 @@ def normalise(text: str) -> str:
     return re.sub(r"[ \t]+", " ", text)
 
 
-@lru_cache(maxsize=2048)
-def _pattern(phrase: str) -> re.Pattern[str]:
-    """Whole-word pattern of a lexicon phrase; a trailing * continues the last word."""
+def _phrase_regex(phrase: str) -> str:
+    """Whole-word regex of a lexicon phrase; a trailing * continues the last word."""
     prefix = phrase.endswith("*")
-    tokens = re.findall(r"[a-z0-9]+|[^\sa-z0-9]", normalise(phrase.rstrip("*")))
+    tokens = _TOKEN.findall(normalise(phrase.rstrip("*")))
     body = ""
     for i, token in enumerate(tokens):
         if i:
@@ -138,26 +138,48 @@ def _pattern(phrase: str) -> re.Pattern[str]:
         body += re.escape(token)
     start = r"(?<![a-z0-9])" if tokens[0][0].isalnum() else ""
     end = r"[a-z0-9]*" if prefix else (r"(?![a-z0-9])" if tokens[-1][-1].isalnum() else "")
-    return re.compile(start + body + end)
+    return start + body + end
 
 
-def _find(sentence: str, table: dict[str, tuple[str, ...]]) -> list[tuple[int, int, str, str]]:
-    """(start, end, value, phrase) matches; a longer match hides shorter ones inside it."""
-    hits = [(m.start(), m.end(), value, m.group(0))
-            for value, phrases in table.items() for phrase in phrases for m in _pattern(phrase).finditer(sentence)]
-    hits.sort(key=lambda h: (-(h[1] - h[0]), h[0]))
-    kept: list[tuple[int, int, str, str]] = []
-    for hit in hits:
-        if all(hit[1] <= k[0] or hit[0] >= k[1] for k in kept):
-            kept.append(hit)
-    return sorted(kept)
+class Matcher:
+    """The phrases of one lexicon table, indexed by how their first word starts, so a sentence is only
+    searched for phrases whose first word could be in it. A longer match hides shorter ones inside it."""
+
+    def __init__(self, table: dict[str, tuple[str, ...]]) -> None:
+        self.index: dict[str, list[tuple[str, re.Pattern[str]]]] = {}
+        for value, phrases in table.items():
+            for phrase in phrases:
+                first = _TOKEN.findall(normalise(phrase.rstrip("*")))[0]
+                self.index.setdefault(first[:3], []).append((value, re.compile(_phrase_regex(phrase))))
+
+    def find(self, sentence: str) -> list[tuple[int, int, str, str]]:
+        """(start, end, value, the words matched) in order."""
+        keys = {token[:3] for token in _TOKEN.findall(sentence)}
+        hits = [(m.start(), m.end(), value, m.group(0))
+                for key in keys & self.index.keys() for value, pattern in self.index[key]
+                for m in pattern.finditer(sentence)]
+        hits.sort(key=lambda h: (h[0] - h[1], h[0]))
+        kept: list[tuple[int, int, str, str]] = []
+        for hit in hits:
+            if all(hit[1] <= k[0] or hit[0] >= k[1] for k in kept):
+                kept.append(hit)
+        return sorted(kept)
+
+
+KINDS = Matcher(lexicon.KINDS)
+COMPONENTS = Matcher(lexicon.COMPONENTS)
+METHODS = Matcher(lexicon.METHODS)
+CLAIMS = Matcher(lexicon.CLAIMS)
+EVERYTHING = Matcher({"everything": lexicon.EVERYTHING})
+HEDGES = Matcher({"hedge": lexicon.HEDGES, "experience": lexicon.EXPERIENCE})
+NEGATORS = Matcher({"not": lexicon.NEGATORS})
 
 
 def _negated(sentence: str, start: int) -> bool:
     """A negator among the few words before `start`, inside the same clause."""
     clause = _CLAUSE_BREAK.split(sentence[:start])[-1]
     window = " ".join(_WORD.findall(clause)[-lexicon.NEGATION_WINDOW:])
-    return any(_pattern(neg).search(window) for neg in lexicon.NEGATORS)
+    return bool(NEGATORS.find(window))
 
 
 def split_sentences(text: str) -> tuple[str, ...]:
@@ -174,20 +196,24 @@ def read_note(question_id: str, text: str) -> NoteReading:
     previous_targets: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
     for index, raw in enumerate(sentences):
         sentence = normalise(raw)
-        kinds = [(s, v, p) for s, _e, v, p in _find(sentence, lexicon.KINDS)]
-        components = [(s, v, p) for s, _e, v, p in _find(sentence, lexicon.COMPONENTS)]
-        everything = [(s, "everything", p) for s, _e, _v, p in _find(sentence, {"everything": lexicon.EVERYTHING})]
+        kinds = [(s, v, p) for s, _e, v, p in KINDS.find(sentence)]
+        named = _IGNORED.sub(lambda m: " " * len(m.group(0)), sentence)  # keep offsets for negation windows
+        components = [(s, v, p) for s, _e, v, p in COMPONENTS.find(named)]
+        everything = [(s, v, p) for s, _e, v, p in EVERYTHING.find(sentence)]
         for what, found in (("kind", kinds), ("component", components), ("everything", everything)):
             # Negation belongs to the claim or method ("I didn't check the mask"), not to the thing named.
             mentions += [Mention(what, value, phrase, index) for _s, value, phrase in found]
-        for s, _e, value, phrase in _find(sentence, lexicon.METHODS):
+        for s, _e, value, phrase in METHODS.find(sentence):
             mentions.append(Mention("method", value, phrase, index, _negated(sentence, s)))
-        for _s, _e, value, phrase in _find(sentence, {"hedge": lexicon.HEDGES, "experience": lexicon.EXPERIENCE}):
+        for _s, _e, value, phrase in HEDGES.find(sentence):
             mentions.append(Mention(value, value, phrase, index))
         targets = (tuple(dict.fromkeys(v for _s, v, _p in kinds)), tuple(dict.fromkeys(v for _s, v, _p in components)))
-        if not any(targets) and _PRONOUNS.search(sentence):
-            targets = previous_targets  # "There was a label shift. I fixed it." refers back
-        for s, _e, verb, phrase in _find(sentence, lexicon.CLAIMS):
+        claims_found = CLAIMS.find(sentence)
+        # "There was a label shift. I fixed it." and "top-k was broken; verified k tokens remain." refer back.
+        opens_with_claim = bool(claims_found) and len(_WORD.findall(sentence[:claims_found[0][0]])) <= 1
+        if not any(targets) and (_PRONOUNS.search(sentence) or opens_with_claim):
+            targets = previous_targets
+        for s, _e, verb, phrase in claims_found:
             negated = _negated(sentence, s)
             mentions.append(Mention("claim", verb, phrase, index, negated))
             claims.append(Claim(verb=verb, phrase=phrase, sentence=index, negated=negated, kinds=targets[0],

@@ -15,9 +15,10 @@ from sqlalchemy.orm import Session
 
 from app.attempts.models import Attempt
 from app.coaching.composer import read_notes
-from app.coaching.evidence import Evidence, evidence_for, facts_for
+from app.coaching.evidence import Evidence, evidence_for
 from app.coaching.kinds_knowledge import KIND_KNOWLEDGE
 from app.coaching.knowledge import COMPONENT_ADVICE, COMPONENT_NAMES, METHOD_NAMES, METHOD_SUGGESTIONS
+from app.coaching.service import scenario_facts
 from app.grading.result import GradeResult
 from app.scenarios.models import Scenario, ScenarioVersion
 
@@ -70,10 +71,9 @@ def build_report(*, session: Session, title: str, attempts: list[Attempt]) -> Co
         if attempt.kind != "submit":
             since_submit_ran = since_submit_ran or attempt.kind in ("run", "scratch")
             continue
-        version = session.get(ScenarioVersion, attempt.scenario_version_id)
-        if version is None:
+        facts = scenario_facts(session=session, version_id=attempt.scenario_version_id)
+        if facts is None:
             continue
-        facts = facts_for(version.content, version.content_hash)
         guard = facts.guard
         result = GradeResult.from_stored(attempt.result)
         evidence = evidence_for(attempt_kind="submit", status=attempt.status, result=result, error=None, facts=facts)

@@ -12,12 +12,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import delete, select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, defer
 
 from app.attempts.models import Attempt
 from app.coaching import llm
 from app.coaching.composer import compose, read_notes
-from app.coaching.evidence import Evidence, ScenarioFacts, evidence_for, facts_for
+from app.coaching.evidence import Evidence, ScenarioFacts, cached_facts, evidence_for, facts_for
 from app.coaching.history import History, history_of
 from app.coaching.models import AI_NOTICE, CoachingTip, TipRating
 from app.coaching.reading import NoteReading
@@ -44,13 +44,12 @@ class CoachingInput:
 
 def gather(*, session: Session, attempt_id: int) -> CoachingInput | None:
     """The coaching input of a finished run or submit; None for scratch runs and unfinished attempts."""
-    attempt = session.get(Attempt, attempt_id)
+    attempt = session.get(Attempt, attempt_id, options=[defer(Attempt.files), defer(Attempt.progress)])
     if attempt is None or attempt.kind == "scratch" or attempt.status not in COACHED_STATUSES:
         return None  # scratch runs are experiments, not graded work
-    version = session.get(ScenarioVersion, attempt.scenario_version_id)
-    if version is None:
+    facts = scenario_facts(session=session, version_id=attempt.scenario_version_id)
+    if facts is None:
         return None
-    facts = facts_for(version.content, version.content_hash)
     result = GradeResult.from_stored(attempt.result)
     error = GradeError.model_validate(attempt.error) if attempt.error else None
     evidence = evidence_for(attempt_kind=attempt.kind, status=attempt.status, result=result, error=error, facts=facts)
@@ -121,11 +120,19 @@ def tips_of(*, session: Session, attempt_id: int) -> list[dict[str, Any]]:
     ]
 
 
+def scenario_facts(*, session: Session, version_id: int) -> ScenarioFacts | None:
+    """The coach's facts of a scenario version; its (large) package is read only on a cache miss."""
+    content_hash = session.scalar(select(ScenarioVersion.content_hash).where(ScenarioVersion.id == version_id))
+    if content_hash is None:
+        return None
+    cached = cached_facts(content_hash)
+    if cached is not None:
+        return cached
+    content = session.scalar(select(ScenarioVersion.content).where(ScenarioVersion.id == version_id))
+    return facts_for(content or {}, content_hash)
+
+
 def _question_texts(*, session: Session, attempt_id: int) -> dict[str, str]:
-    version = session.scalar(
-        select(ScenarioVersion).join(Attempt, Attempt.scenario_version_id == ScenarioVersion.id)
-        .where(Attempt.id == attempt_id)
-    )
-    if version is None:
-        return {}
-    return dict(facts_for(version.content, version.content_hash).questions)
+    version_id = session.scalar(select(Attempt.scenario_version_id).where(Attempt.id == attempt_id))
+    facts = scenario_facts(session=session, version_id=version_id) if version_id is not None else None
+    return dict(facts.questions) if facts else {}

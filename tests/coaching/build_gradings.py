@@ -50,8 +50,22 @@ def _trim(result: dict[str, Any]) -> dict[str, Any]:
         if training.get(key):
             training[key] = training[key][:160]
     for test in result.get("tests", []):
-        test["message"] = test["message"][:160]
+        test["message"] = "" if test["passed"] else test["message"][:160]  # the coach never reads messages
+    for key, value in list(training.items()):
+        if isinstance(value, float):
+            training[key] = round(value, 4)
+        elif isinstance(value, list):
+            training[key] = [round(v, 4) if isinstance(v, float) else v for v in value]
     return result
+
+
+def write(data: dict[str, Any]) -> None:
+    """One line per grading, so a regenerated fixture diffs by variant."""
+    blocks = []
+    for slug in sorted(data):
+        rows = [f"  {json.dumps(name)}: {json.dumps(data[slug][name], sort_keys=True)}" for name in sorted(data[slug])]
+        blocks.append(json.dumps(slug) + ": {\n" + ",\n".join(rows) + "\n}")
+    FIXTURE.write_text("{\n" + ",\n".join(blocks) + "\n}\n", encoding="utf-8")
 
 
 def main() -> None:
@@ -61,7 +75,8 @@ def main() -> None:
         reference = ensure_reference(package=package, runner=runner)
         jobs = variants(package)
 
-        def grade(files: dict[str, str], package: ScenarioPackage = package) -> dict[str, Any]:
+        def grade(files: dict[str, str], package: ScenarioPackage = package,
+                  reference: Any = reference) -> dict[str, Any]:
             return grade_files(package=package, files=files, runner=runner, reference=reference).to_dict()
 
         with ThreadPoolExecutor(max_workers=2) as pool:
@@ -69,8 +84,8 @@ def main() -> None:
         data[package.slug] = {
             name: {"bugs_left": jobs[name][0], "result": _trim(result)} for name, result in graded.items()
         }
-        print(package.slug, {name: r["status"] for name, r in graded.items()}, flush=True)
-    FIXTURE.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        print(package.slug, {name: r["status"] for name, r in graded.items()}, flush=True)  # noqa: T201
+    write(data)
 
 
 if __name__ == "__main__":

@@ -27,18 +27,22 @@ class CorpusNote:
 
 
 LABEL_LEFT = ("leaky-mask", "mutant:labels-not-shifted")
+# The product owner's sample notes, by question.
+SAMPLE = {
+    "find": "The label shift one I caught fast because I've been burned by that before.",
+    "verify": "Ran it on a tiny dataset just to sanity check.",
+    "approach": "My approach was basically: isolate each module and test it independently before touching the "
+                "full forward pass.",
+}
 
 CORPUS: tuple[CorpusNote, ...] = (
     # The product owner's sample, on a leaky-mask submit whose label shift is still broken.
-    CorpusNote(*LABEL_LEFT, "The label shift one I caught fast because I've been burned by that before.",
-               ("contradicts", "vague", "component:loss"), "find"),
-    CorpusNote(*LABEL_LEFT, "Ran it on a tiny dataset just to sanity check.", ("method:tiny-run", "grounded", "vague"),
-               "verify"),
-    CorpusNote(*LABEL_LEFT, "My approach was basically: isolate each module and test it independently before "
-               "touching the full forward pass.", ("method:unit-test-per-module",), "approach"),
+    CorpusNote(*LABEL_LEFT, SAMPLE["find"], ("contradicts", "vague", "component:loss"), "find"),
+    CorpusNote(*LABEL_LEFT, SAMPLE["verify"], ("method:tiny-run", "grounded", "vague"), "verify"),
+    CorpusNote(*LABEL_LEFT, SAMPLE["approach"], ("method:unit-test-per-module",), "approach"),
     # Claims the checks contradict, in different words.
-    CorpusNote("leaky-mask", "mutant:mask-sees-next-token", "I fixed the causal mask so nothing can look ahead anymore.",
-               ("contradicts", "component:attention")),
+    CorpusNote("leaky-mask", "mutant:mask-sees-next-token",
+               "I fixed the causal mask so nothing can look ahead anymore.", ("contradicts", "component:attention")),
     CorpusNote("leaky-mask", "starter", "All bugs fixed, verified everything.", ("contradicts",)),
     CorpusNote("warm-up", "mutant:pos-not-added", "Found that the positions were never added and fixed that.",
                ("contradicts", "component:positional")),
@@ -65,7 +69,8 @@ CORPUS: tuple[CorpusNote, ...] = (
                "with a constant-token input.", ("supports",)),
     CorpusNote("training-wheels", "mutant:clip-after-step", "Fixed the zero_grad problem, confirmed with a fresh "
                "gradient comparison.", ("supports",)),
-    CorpusNote("block-party", "mutant:residual-from-normalised", "The MLP had no nonlinearity, fixed it.", ("supports",)),
+    CorpusNote("block-party", "mutant:residual-from-normalised", "The MLP had no nonlinearity, fixed it.",
+               ("supports",)),
     CorpusNote("sampler-says", "mutant:generator-ignored", "top-k was broken; verified exactly k tokens remain.",
                ("supports",)),
     CorpusNote("label-trouble", "partial", "Fixed how the logits were reshaped against the targets.", ("supports",)),
@@ -102,8 +107,8 @@ CORPUS: tuple[CorpusNote, ...] = (
     # Tiny runs, answered with the attempt's own numbers.
     CorpusNote("leaky-mask", "mutant:mask-sees-next-token", "Trained it for a few steps and the loss dropped fast.",
                ("method:tiny-run", "grounded"), "verify"),
-    CorpusNote("warm-up", "starter", "Training run on a small dataset, loss went down.", ("method:tiny-run", "grounded"),
-               "verify"),
+    CorpusNote("warm-up", "starter", "Training run on a small dataset, loss went down.",
+               ("method:tiny-run", "grounded"), "verify"),
     CorpusNote("deep-end", "partial", "A quick run to make sure it learns at all.", ("method:tiny-run", "grounded"),
                "verify"),
     # Components named in the candidate's words, without a claim.

@@ -18,7 +18,7 @@ from app.engine.gpt_v1.checks import SPECS
 from . import factories
 from .conftest import graded
 from .llm_server import ChatServer, chat_server
-from .test_no_leak import SAMPLE
+from .notes_corpus import SAMPLE
 
 MODEL = "tiny-coach"
 

@@ -16,14 +16,9 @@ from app.engine.builtin import find_builtin
 from app.engine.package import ScenarioPackage
 
 from .conftest import Graded, evidence, facts, gradings
+from .notes_corpus import SAMPLE
 from .shape import assert_block_shape
 
-SAMPLE = {
-    "find": "The label shift one I caught fast because I've been burned by that before.",
-    "verify": "Ran it on a tiny dataset just to sanity check.",
-    "approach": "My approach was basically: isolate each module and test it independently before touching the "
-                "full forward pass.",
-}
 NOW = datetime(2026, 12, 2, 12, 0, tzinfo=UTC)
 
 
@@ -86,5 +81,6 @@ def test_coach_never_leaks_the_fix(slug: str, variant: str) -> None:
                     assert not [name for name in names if name in text], tip
     assert written  # the coach answered every case with something
     rules = {rule for tip in written for rule in tip.rules}
-    assert {"note.claim-contradicted", "progress.repeated-failure", "habit.rapid-fire",
-            "progress.improved"} <= rules
+    assert {"note.claim-contradicted", "progress.repeated-failure", "habit.rapid-fire"} <= rules
+    if any(b.fixed for b in gradings()[slug][variant].result.bugs):
+        assert "progress.improved" in rules

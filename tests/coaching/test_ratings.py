@@ -9,18 +9,18 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 from sqlalchemy.orm import Session
+from web.support import Account, csrf_from, sign_in
 
 from app.auth.tokens import issue_token
 from app.coaching.models import TipRating
 from app.coaching.service import coach_attempt, tips_of
-from app.interviews.models import Interview
 from app.core.db import utcnow
 from app.core.security import new_token, token_digest
-from web.support import Account, csrf_from, sign_in
+from app.interviews.models import Interview
 
 from . import factories
 from .conftest import graded
-from .test_no_leak import SAMPLE
+from .notes_corpus import SAMPLE
 
 
 def _coached(db: Session, owner_id: int, interview_id: int | None = None) -> int:

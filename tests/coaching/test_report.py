@@ -9,16 +9,16 @@ from datetime import timedelta
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
+from web.support import Account, sign_in
 
 from app.coaching.models import AI_NOTICE
 from app.core.db import utcnow
 from app.core.security import new_token, token_digest
 from app.interviews.models import Interview
-from web.support import Account, sign_in
 
 from . import factories
 from .conftest import graded
-from .test_no_leak import SAMPLE
+from .notes_corpus import SAMPLE
 
 
 def _client(web_app: FastAPI, account: Account) -> TestClient:

@@ -12,7 +12,7 @@ from app.core.db import utcnow
 
 from . import factories
 from .conftest import graded
-from .test_no_leak import SAMPLE
+from .notes_corpus import SAMPLE
 
 TIP_KEYS = {"id", "note", "question", "component", "framing", "pro_tip", "steps", "notice", "source", "rules", "why",
             "rating"}
@@ -74,7 +74,8 @@ def test_history_shows_progress_repetition_and_habits(db: Session) -> None:
     start = utcnow() - timedelta(minutes=10)
     starter = graded("leaky-mask", "starter").result
     for minute in (0, 1):
-        factories.attempt(db, owner=owner, version=version, result=starter, created_at=start + timedelta(minutes=minute))
+        factories.attempt(db, owner=owner, version=version, result=starter,
+                          created_at=start + timedelta(minutes=minute))
     same = factories.attempt(db, owner=owner, version=version, result=starter,
                              created_at=start + timedelta(minutes=1, seconds=30))
     coach_attempt(session=db, attempt_id=same.id)

@@ -123,8 +123,9 @@ def progress_tip(history: History | None, evidence: Evidence, readings: list[Not
     if failed and not history.ran_before_submitting():
         rules.append("habit.submit-without-run")
         why.append("no run or scratch since the previous submit")
-        steps.append("You submitted without a Run since your last submit: Run gives the public checks and the "
-                     "training curves in the same time, without spending a submit.")
+        since = "since your last submit" if history.previous_submit() else "first"
+        steps.append(f"You submitted without a Run {since}: Run gives the public checks and the training curves "
+                     "in the same time, without spending a submit.")
     if failed and len(history.submits) >= 2 and not history.used_scratch():
         rules.append("habit.no-scratch")
         why.append("scratch console never used")
@@ -137,7 +138,7 @@ def progress_tip(history: History | None, evidence: Evidence, readings: list[Not
                      "it to fix and the check that says so.")
     if not rules:
         return None
-    for filler in (METHOD_SUGGESTIONS["perturbation"], FILLER_STEPS[2]):
+    for filler in (FILLER_STEPS[2], FILLER_STEPS[1]):
         if len(steps) < MIN_STEPS:
             steps.append(filler)
     return Tip(note=None, component=None, framing=framing, pro_tip=pro_tip, steps=tuple(steps[:MAX_STEPS]),

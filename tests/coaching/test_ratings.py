@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Callable
 
@@ -12,7 +13,7 @@ from sqlalchemy.orm import Session
 from web.support import Account, csrf_from, sign_in
 
 from app.auth.tokens import issue_token
-from app.coaching.models import TipRating
+from app.coaching.models import AI_NOTICE, TipRating
 from app.coaching.service import coach_attempt, tips_of
 from app.core.db import utcnow
 from app.core.security import new_token, token_digest
@@ -120,3 +121,20 @@ def test_admin_sees_ratings_aggregated_per_rule(
     candidate = TestClient(web_app)
     sign_in(candidate, me.email)
     assert candidate.get("/admin/coaching").status_code == 403
+
+
+def test_workspace_results_show_each_tip_with_its_note_rating_buttons_and_the_report_link(
+    web_app: FastAPI, db: Session, make_account: Callable[..., Account]
+) -> None:
+    me = make_account("candidate")
+    attempt_id = _coached(db, me.user.id)
+    client = TestClient(web_app)
+    sign_in(client, me.email)
+    panel = client.get(f"/challenges/leaky-mask/attempts/{attempt_id}/panel", headers={"HX-Request": "true"})
+    text = html.unescape(panel.text)
+    assert text.count('<article class="tip"') == len(tips_of(session=db, attempt_id=attempt_id))
+    assert "About your answer to “How did you find the bugs?”" in text
+    assert text.count("Pro tip:") == text.count('<article class="tip"')
+    assert text.count(AI_NOTICE) == text.count('<article class="tip"')
+    assert f'name="next" value="/challenges/leaky-mask?attempt={attempt_id}"' in text
+    assert '/coaching/challenges/leaky-mask/report">Your coaching report for this challenge</a>' in text

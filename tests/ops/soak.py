@@ -55,7 +55,7 @@ class Figures:
         ])
 
 
-def _browse(running: Rig, figures: Figures, stop: threading.Event, ids: list[int]) -> None:
+def _browse(running: Rig, figures: Figures, stop: threading.Event, owners: dict[int, str]) -> None:
     """Web traffic next to the submissions: pages, API reads, readiness (bounded by the stop event)."""
     paths = ["/candidate", "/api/scenarios", "/readyz", "/healthz"]
     n = 0
@@ -63,8 +63,9 @@ def _browse(running: Rig, figures: Figures, stop: threading.Event, ids: list[int
         n += 1
         token = running.tokens[0]
         path = paths[n % len(paths)]
-        if ids and n % 3 == 0:  # the newest attempt, read by its own candidate
-            path, token = f"/api/attempts/{ids[-1]}", running.tokens[(len(ids) - 1) % len(running.tokens)]
+        if owners and n % 3 == 0:  # the newest attempt, read by its own candidate
+            newest = max(owners)
+            path, token = f"/api/attempts/{newest}", owners[newest]
         started = time.perf_counter()
         reply = running.request("GET", path, token=token)
         figures.web_latencies.append(time.perf_counter() - started)
@@ -93,21 +94,24 @@ def run_soak(data: Path, *, submissions: int, timeout: float, log: object = prin
     """Run the whole soak and return its figures (the caller asserts or prints them)."""
     figures = Figures(submissions=submissions)
     with own_postgres() as postgres, own_redis() as broker, rig(
-        data, database_url=postgres.url, broker_url=broker.url, candidates=8, REDISPATCH_AFTER_SECONDS="15",
+        # One candidate per submission: the app allows one attempt of a kind in flight per user.
+        data, database_url=postgres.url, broker_url=broker.url, candidates=submissions, REDISPATCH_AFTER_SECONDS="15",
     ) as running:
         running.start_web()
         running.start_worker(0)
         running.start_worker(1)
         started = time.monotonic()
         ids: list[int] = []
+        owners: dict[int, str] = {}
         stop = threading.Event()
-        browser = threading.Thread(target=_browse, args=(running, figures, stop, ids), daemon=True)
+        browser = threading.Thread(target=_browse, args=(running, figures, stop, owners), daemon=True)
         browser.start()
         try:
             for n in range(submissions):
-                reply = running.submit(n)
+                reply = running.submit(n, kind="submit")
                 if reply.status == 202:
                     ids.append(reply.body["id"])
+                    owners[reply.body["id"]] = running.tokens[n % len(running.tokens)]
                     figures.accepted += 1
                 else:
                     figures.refused[reply.status] += 1

@@ -1,7 +1,7 @@
 """Every page that shows stored text, with the role that sees it. Adding a page is one line.
 
-`path` is filled in with the seeded ids (slug, version, version_id, interview_id, attempt_id,
-practice_id, invite_token, open_interview_id). `shows` names a planted tag whose text must appear on
+`path` is filled in with the seeded ids (slug, version, draft_version, version_id, interview_id,
+attempt_id, practice_id, invite_token, open_interview_id). `shows` names a planted tag whose text must appear on
 the page as plain characters, which proves the hostile text really reached it (and was escaped).
 """
 
@@ -36,6 +36,10 @@ PAGES = [
     Page("admin", "/admin/scenarios/{slug}/versions/{version}", shows="title"),
     Page("admin", "/admin/scenarios/{slug}/versions/{version}/validation"),
     Page("admin", "/admin/scenarios/{slug}/versions/{version}/diff"),
+    Page("admin", "/admin/scenarios/{slug}/versions/{version}/rejudge"),
+    Page("admin", "/admin/scenarios/{slug}/versions/{draft_version}", shows="title"),
+    Page("admin", "/admin/scenarios/{slug}/versions/{draft_version}/edit", shows="brief"),
+    Page("admin", "/admin/scenarios/{slug}/versions/{draft_version}/bugs/new"),
     Page("admin", "/admin/rubric"),
     Page("anonymous", "/invite/{invite_token}", shows="invite-email"),
 ]

@@ -56,6 +56,11 @@ def _publish(session: Session) -> ScenarioVersion:
         content=package.to_dict(), content_hash=package.content_hash, status="published", published_at=utcnow(),
     )
     session.add(version)
+    # A draft next to it, for the authoring pages that only edit drafts.
+    session.add(ScenarioVersion(
+        scenario_id=scenario.id, version=2, title=package.title, difficulty="easy", summary=corpus.text("summary"),
+        content=package.to_dict(), content_hash=package.content_hash, status="draft",
+    ))
     session.flush()
     return version
 
@@ -98,7 +103,7 @@ def seed(database_url: str, *, interviewer_email: str) -> dict[str, Any]:
                 scenario_version=version, time_limit_minutes=60, expires_in=timedelta(days=2))
             session.commit()
             return {
-                "slug": SLUG, "version_id": version.id, "version": version.version, "interview_id": interview.id,
+                "slug": SLUG, "version_id": version.id, "version": version.version, "draft_version": 2, "interview_id": interview.id,
                 "attempt_id": attempt.id, "practice_id": practice.id, "invite_token": open_token,
                 "open_interview_id": open_invite.id, "candidate_email": candidate.email,
                 "candidate_password": "hostile-password",

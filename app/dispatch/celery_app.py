@@ -71,3 +71,16 @@ def send_grade(attempt_id: int) -> None:
 def send_job_task(task_id: int) -> None:
     """Put one scenario-job task (validation or rejudge run) on the broker queue."""
     get_celery().send_task(JOB_TASK_NAME, args=[task_id], queue=queue_name())
+
+
+def queue_backlog() -> int:
+    """Messages waiting in the grading queue on the Redis broker (kombu keeps one list per priority)."""
+    import redis
+
+    client = redis.Redis.from_url(get_settings().broker_url, socket_connect_timeout=2, socket_timeout=2)
+    try:
+        name = queue_name()
+        keys = [name, *(f"{name}\x06\x16{priority}" for priority in range(1, 10))]
+        return sum(int(client.llen(key)) for key in keys)
+    finally:
+        client.close()

@@ -60,7 +60,7 @@ def _fresh_connections_in_child(**_kwargs: object) -> None:
 @worker_ready.connect
 def _start_sweeper(**_kwargs: object) -> None:
     from app.dispatch import recovery, task_recovery
-    from app.dispatch.celery_app import send_grade, send_job_task
+    from app.dispatch.celery_app import queue_backlog, send_grade, send_job_task
     from app.dispatch.dispatcher import sweep_interval
     from app.dispatch.sweeper import redispatch_queued
 
@@ -72,7 +72,7 @@ def _start_sweeper(**_kwargs: object) -> None:
                 recovery.sweep_stale(enqueue=send_grade)
                 task_recovery.sweep_stale(enqueue=send_job_task)
                 # Messages lost with a restarted broker, or never sent while it was down.
-                redispatch_queued(send=send_grade)
+                redispatch_queued(send=send_grade, backlog=queue_backlog)
             except Exception:
                 log.exception("stale-attempt sweep failed")
 

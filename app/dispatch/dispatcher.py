@@ -60,13 +60,13 @@ class CeleryDispatcher:
 
     def start_sweeper(self, every_seconds: float) -> None:
         """Re-send queued attempts whose send failed or was lost, every few seconds, until stopped."""
-        from app.dispatch.celery_app import send_grade
+        from app.dispatch.celery_app import queue_backlog, send_grade
         from app.dispatch.sweeper import redispatch_queued
 
         def loop() -> None:
             while not self._stop.wait(every_seconds):
                 try:
-                    if redispatch_queued(send=send_grade):
+                    if redispatch_queued(send=send_grade, backlog=queue_backlog):
                         self._down_until = 0.0
                 except Exception:  # the database may be down too; the next round tries again
                     log.exception("queued-attempt sweep failed")

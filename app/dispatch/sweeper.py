@@ -1,9 +1,10 @@
 """Sending queued attempts again when their dispatch failed or was lost: no restart needed.
 
 Runs in the web process (next to the Celery sender) and in every `dojo worker`. Each round takes
-queued attempts whose last send is missing or older than REDISPATCH_AFTER_SECONDS, marks each with
-a conditional UPDATE (so of several sweepers only one re-sends it) and sends it. A duplicate message
-is harmless: the attempt row's claim lets only one worker grade it.
+queued attempts whose send failed, and, when the broker's queue is empty, those last sent more than
+REDISPATCH_AFTER_SECONDS ago (their message was lost, e.g. with a broker restarted without
+persistence); it marks each with a conditional UPDATE (so of several sweepers only one re-sends it)
+and sends it. A duplicate message is harmless: the attempt row's claim lets only one worker grade it.
 """
 
 from __future__ import annotations
@@ -26,15 +27,16 @@ log = logging.getLogger(__name__)
 BATCH = 200
 
 
-def due_for_dispatch(*, session: Session, older_than_seconds: float, limit: int = BATCH) -> list[int]:
-    """Queued attempts never sent, whose send failed, or whose last send is older than the cut-off."""
+def due_for_dispatch(*, session: Session, older_than_seconds: float, include_old: bool = True,
+                     limit: int = BATCH) -> list[int]:
+    """Queued attempts never sent or whose send failed, and (include_old) those last sent before the cut-off."""
     cutoff = utcnow() - timedelta(seconds=older_than_seconds)
+    unsent = or_(AttemptDispatch.attempt_id.is_(None), AttemptDispatch.sent_at.is_(None))
     query = (
         select(Attempt.id)
         .outerjoin(AttemptDispatch, AttemptDispatch.attempt_id == Attempt.id)
         .where(Attempt.status == AttemptStatus.queued.value)
-        .where(or_(AttemptDispatch.attempt_id.is_(None), AttemptDispatch.sent_at.is_(None),
-                   AttemptDispatch.sent_at < cutoff))
+        .where(or_(unsent, AttemptDispatch.sent_at < cutoff) if include_old else unsent)
         .order_by(Attempt.id)
         .limit(limit)
     )
@@ -78,12 +80,23 @@ def mark_unsent(attempt_id: int) -> None:
         session.commit()
 
 
-def redispatch_queued(*, send: Callable[[int], None], older_than_seconds: float | None = None) -> list[int]:
-    """One round: send every due queued attempt; stop at the first failed send (the broker is down)."""
+def redispatch_queued(*, send: Callable[[int], None], older_than_seconds: float | None = None,
+                      backlog: Callable[[], int] | None = None) -> list[int]:
+    """One round: send every due queued attempt; stop at the first failed send (the broker is down).
+
+    `backlog` counts the messages waiting on the broker. Attempts sent long ago are sent again only
+    when it is empty: while messages wait, an old send is a long queue, not a lost message.
+    """
     wait = get_settings().redispatch_after_seconds if older_than_seconds is None else older_than_seconds
     sent: list[int] = []
+    include_old = True
+    if backlog is not None:
+        try:
+            include_old = backlog() == 0
+        except Exception:  # the broker does not answer: only failed sends are due (they will fail again)
+            include_old = False
     with new_session() as session:
-        due = due_for_dispatch(session=session, older_than_seconds=wait)
+        due = due_for_dispatch(session=session, older_than_seconds=wait, include_old=include_old)
         session.rollback()
         for attempt_id in due:
             if not take_for_sending(session=session, attempt_id=attempt_id, older_than_seconds=wait):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import timedelta
 
+import pytest
 from sqlalchemy import update
 
 from app.core.db import new_session, utcnow
@@ -70,3 +71,48 @@ def test_finished_attempts_are_never_sent_again(committed_attempt: Callable[...,
     with new_session() as session:
         session.execute(update(AttemptDispatch).where(AttemptDispatch.attempt_id == done).values(sends=0))
         session.commit()
+
+
+def test_old_sends_wait_while_the_broker_still_holds_messages(committed_attempt: Callable[..., int]) -> None:
+    """A long queue is not a lost message: old sends are repeated only once the broker's queue is empty."""
+    failed, old = committed_attempt(), committed_attempt()
+    _dispatch(failed, sent_ago=None)
+    _dispatch(old, sent_ago=3600)
+    ids = [failed, old]
+    busy: list[int] = []
+    redispatch_queued(send=busy.append, older_than_seconds=60, backlog=lambda: 25)
+    assert _mine(busy, ids) == [failed]
+
+    def unreachable() -> int:
+        raise ConnectionError("broker down")
+
+    down: list[int] = []
+    redispatch_queued(send=down.append, older_than_seconds=60, backlog=unreachable)
+    assert _mine(down, ids) == []
+    drained: list[int] = []
+    redispatch_queued(send=drained.append, older_than_seconds=60, backlog=lambda: 0)
+    assert _mine(drained, ids) == [old]
+
+
+@pytest.mark.redis
+def test_queue_backlog_counts_the_messages_waiting_on_redis(monkeypatch: pytest.MonkeyPatch) -> None:
+    import uuid
+
+    import redis
+    from services import REDIS_URL
+
+    from app.core.settings import get_settings
+    from app.dispatch.celery_app import queue_backlog
+
+    queue = f"dojo-test-{uuid.uuid4().hex[:8]}"
+    monkeypatch.setattr(get_settings(), "broker_url", REDIS_URL)
+    monkeypatch.setenv("DOJO_QUEUE", queue)
+    client = redis.Redis.from_url(REDIS_URL)
+    try:
+        assert queue_backlog() == 0
+        client.rpush(queue, b"one", b"two")
+        client.rpush(f"{queue}\x06\x163", b"three")
+        assert queue_backlog() == 3
+    finally:
+        client.delete(queue, f"{queue}\x06\x163")
+        client.close()

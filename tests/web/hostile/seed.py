@@ -103,7 +103,8 @@ def seed(database_url: str, *, interviewer_email: str) -> dict[str, Any]:
                 scenario_version=version, time_limit_minutes=60, expires_in=timedelta(days=2))
             session.commit()
             return {
-                "slug": SLUG, "version_id": version.id, "version": version.version, "draft_version": 2, "interview_id": interview.id,
+                "slug": SLUG, "version_id": version.id, "version": version.version, "draft_version": 2,
+                "interview_id": interview.id,
                 "attempt_id": attempt.id, "practice_id": practice.id, "invite_token": open_token,
                 "open_interview_id": open_invite.id, "candidate_email": candidate.email,
                 "candidate_password": "hostile-password",

@@ -17,6 +17,7 @@ from app.coaching.knowledge import (
     COMPONENT_ADVICE,
     COMPONENT_NAMES,
     ERROR_ADVICE,
+    INTERFACE_ADVICE,
     METHOD_NAMES,
     METHOD_SUGGESTIONS,
     TRAINING_RUN_ADVICE,
@@ -63,6 +64,9 @@ def evidence_tips(readings: list[NoteReading], evidence: Evidence) -> list[Tip]:
         advice = ERROR_ADVICE.get(evidence.error.kind)
         if advice is not None:
             tips.append(_advice_tip(advice, component=None, rule="error", why=f"error {evidence.error.kind}"))
+    if evidence.interface_failed:
+        tips.append(_advice_tip(INTERFACE_ADVICE, component="general", rule="interface.failing",
+                                why="the interface check fails"))
     mentioned, run_discussed = _mentioned(readings, evidence)
     unmentioned = [c for c in evidence.components_failing if c not in mentioned]
     for component in unmentioned[:MAX_COMPONENT_TIPS]:

@@ -18,7 +18,9 @@ from app.grading.result import COMPONENTS, BugResult, GradeError, GradeResult, T
 
 # The tiny training run's tests belong to the "training" component but judge the whole model.
 TRAINING_RUN_TESTS = frozenset({"training.learns", "training.finite", "training.not-too-good",
-                                "training.overfit-one-batch"})
+                                "training.overfit-one-batch", "training.runs"})
+# The interface check fails when the grader cannot even call the code the way gpt-v1 says.
+INTERFACE_TESTS = frozenset({"general.interface"})
 
 Verdict = Literal["contradicted", "supported", "unknown"]
 
@@ -97,6 +99,10 @@ class Evidence:
         return bool(self.failing & TRAINING_RUN_TESTS)
 
     @property
+    def interface_failed(self) -> bool:
+        return bool(self.failing & INTERFACE_TESTS)
+
+    @property
     def graded(self) -> bool:
         return self.status in ("passed", "failed") and bool(self.seen)
 
@@ -143,12 +149,13 @@ class Evidence:
 def evidence_for(*, attempt_kind: str, status: str, result: GradeResult | None, error: GradeError | None,
                  facts: ScenarioFacts) -> Evidence:
     """Evidence of one attempt (run or submit)."""
-    tests = [t for t in (result.tests if result else []) if t.applicable]
-    failing = {t.id for t in tests if not t.passed}
+    # Only passed and failed are evidence: a test that did not apply or could not run says nothing.
+    tests = [t for t in (result.tests if result else []) if t.status in ("passed", "failed")]
+    failing = {t.id for t in tests if t.status == "failed"}
     by_component: dict[str, list[bool]] = {}
     for test in tests:
-        if test.id not in TRAINING_RUN_TESTS:
-            by_component.setdefault(test.component, []).append(test.passed)
+        if test.id not in TRAINING_RUN_TESTS | INTERFACE_TESTS:
+            by_component.setdefault(test.component, []).append(test.status == "passed")
     return Evidence(
         attempt_kind=attempt_kind,
         status=status,

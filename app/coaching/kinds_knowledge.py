@@ -121,7 +121,8 @@ KIND_KNOWLEDGE: dict[str, KindKnowledge] = {
         "Zero the output projections of attention and MLP: a block must then return its input unchanged.",
         "Compare the block's output with its input at initialisation.",
     )),
-    "layernorm-wrong": K("the layer normalisation", "general", ("equivalence.logits", "attention.no-batch-mixing"), (
+    "layernorm-wrong": K("the layer normalisation", "general", ("general.final-norm", "equivalence.logits",
+                                                                 "attention.no-batch-mixing"), (
         "Print the per-token mean and variance right before lm_head: they should be near 0 and 1.",
         "Check no normalisation statistic is taken across the batch or time axis (perturb one item, watch others).",
     )),

@@ -99,6 +99,18 @@ TRAINING_RUN_ADVICE = Advice(
     ),
 )
 
+# When the grader cannot call the code as the gpt-v1 interface says, nothing else is measured.
+INTERFACE_ADVICE = Advice(
+    framing="Frame your next step around the interface the grader calls: until it matches, no other check can run.",
+    pro_tip="The interface check's message says what it expected next to what it found; start there.",
+    steps=(
+        "Read the public interface check's message and compare it with the brief's description of the files.",
+        "Build GPTConfig with exactly the six keyword arguments and call GPT(config) on a small batch.",
+        "Call forward with and without targets, and generate with a seeded generator, in the scratch console.",
+        "Keep extra constructor arguments optional, with defaults.",
+    ),
+)
+
 # How tips name each component to a candidate.
 COMPONENT_NAMES: dict[str, str] = {
     "loss": "the loss and its targets", "positional": "the positional information",

@@ -59,3 +59,16 @@ def test_passing_attempt_with_notes_gets_only_note_blocks() -> None:
     tips = _tips({"verify": "I fixed the causal mask and perturbed later tokens to confirm."}, result=passed,
                  status="passed")
     assert len(tips) == 1 and "note.claim-supported" in tips[0].rules
+
+
+def test_tests_that_did_not_run_are_no_evidence_and_a_broken_interface_is_said_first() -> None:
+    result = GradeResult.model_validate({"status": "failed", "tests": [
+        {"id": "general.interface", "component": "general", "passed": False, "public": True, "status": "failed",
+         "message": "GPT(config) raised TypeError"},
+        {"id": "attention.causal-perturb", "component": "attention", "passed": False, "status": "not_run",
+         "reason": "needs the interface"},
+        {"id": "loss.matches-cross-entropy", "component": "loss", "passed": False, "status": "not_run"},
+    ]})
+    tips = _tips({"verify": "I fixed the causal mask."}, result=result)
+    assert tips[0].rules[0] == "note.claim-unchecked"  # nothing ran that could confirm or contradict it
+    assert [t.rules for t in tips[1:]] == [("interface.failing",)]

@@ -40,7 +40,7 @@ def test_every_method_the_reader_knows_has_advice_a_name_and_a_rule() -> None:
 def _knowledge_texts() -> list[str]:
     texts: list[str] = []
     advice = [*knowledge.COMPONENT_ADVICE.values(), *knowledge.METHOD_ADVICE.values(),
-              *knowledge.ERROR_ADVICE.values(), knowledge.TRAINING_RUN_ADVICE]
+              *knowledge.ERROR_ADVICE.values(), knowledge.TRAINING_RUN_ADVICE, knowledge.INTERFACE_ADVICE]
     for item in advice:
         texts += [item.framing, item.pro_tip, *item.steps]
     for entry in KIND_KNOWLEDGE.values():

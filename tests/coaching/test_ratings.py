@@ -138,3 +138,17 @@ def test_workspace_results_show_each_tip_with_its_note_rating_buttons_and_the_re
     assert text.count(AI_NOTICE) == text.count('<article class="tip"')
     assert f'name="next" value="/challenges/leaky-mask?attempt={attempt_id}"' in text
     assert '/coaching/challenges/leaky-mask/report">Your coaching report for this challenge</a>' in text
+
+
+def test_a_rating_outlives_its_tip_when_the_attempt_is_coached_again(
+    web_client: TestClient, db: Session, make_account: Callable[..., Account]
+) -> None:
+    me = make_account("candidate")
+    attempt_id = _coached(db, me.user.id)
+    tip_id = tips_of(session=db, attempt_id=attempt_id)[0]["id"]
+    web_client.post(f"/api/tips/{tip_id}/rating", json={"helpful": False}, headers=_bearer(db, me))
+    coach_attempt(session=db, attempt_id=attempt_id)  # a rejudge writes new tips
+    db.commit()
+    rating = db.scalars(select(TipRating).where(TipRating.user_id == me.user.id)).one()
+    assert rating.tip_id is None and rating.rules[0] == "note.claim-contradicted" and rating.helpful is False
+    assert all(t["rating"] is None for t in tips_of(session=db, attempt_id=attempt_id))

@@ -42,4 +42,9 @@ PAGES = [
     Page("admin", "/admin/scenarios/{slug}/versions/{draft_version}/bugs/new"),
     Page("admin", "/admin/rubric"),
     Page("anonymous", "/invite/{invite_token}", shows="invite-email"),
+    Page("candidate", "/challenges/{slug}/attempts/{practice_id}/panel", shows="question"),  # the tips' questions
+    Page("candidate", "/coaching/challenges/{slug}/report", shows="title"),
+    Page("candidate", "/coaching/interviews/{interview_id}/report"),
+    Page("interviewer", "/coaching/interviews/{interview_id}/report"),
+    Page("admin", "/admin/coaching"),
 ]

@@ -13,6 +13,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.attempts.models import Attempt
+from app.coaching import service as coaching_service
 from app.core.db import make_engine, utcnow
 from app.engine.builtin import find_builtin
 from app.engine.package import ScenarioPackage
@@ -93,6 +94,8 @@ def seed(database_url: str, *, interviewer_email: str) -> dict[str, Any]:
             )
             session.add_all([attempt, practice])
             session.flush()
+            for coached in (attempt, practice):  # tips that answer the hostile notes and questions
+                coaching_service.coach_attempt(session=session, attempt_id=coached.id)
             session.add(Review(interview_id=interview.id, attempt_id=attempt.id, reviewer_id=interviewer.id,
                                notes=corpus.text("review-notes"), rubric_scores={}))
             open_invite, open_token = interviews_service.create_interview(

@@ -18,11 +18,10 @@ from app.coaching.knowledge import (
     COMPONENT_NAMES,
     ERROR_ADVICE,
     INTERFACE_ADVICE,
-    METHOD_NAMES,
-    METHOD_SUGGESTIONS,
     TRAINING_RUN_ADVICE,
     Advice,
 )
+from app.coaching.methods_knowledge import METHOD_NAMES, METHOD_SUGGESTIONS
 from app.coaching.note_tips import FILLER_STEPS, MAX_STEPS, MIN_STEPS, note_tip
 from app.coaching.reading import NoteReading, read_note
 from app.coaching.tip import Tip

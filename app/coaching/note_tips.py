@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 
 from app.coaching.evidence import Evidence
 from app.coaching.kinds_knowledge import KIND_KNOWLEDGE
-from app.coaching.knowledge import COMPONENT_ADVICE, COMPONENT_NAMES, METHOD_ADVICE, METHOD_SUGGESTIONS
+from app.coaching.knowledge import COMPONENT_ADVICE, COMPONENT_NAMES
+from app.coaching.methods_knowledge import METHOD_ADVICE, METHOD_SUGGESTIONS
 from app.coaching.reading import Claim, NoteReading
 from app.coaching.run_story import run_steps
 from app.coaching.tip import Tip

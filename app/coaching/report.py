@@ -17,7 +17,8 @@ from app.attempts.models import Attempt
 from app.coaching.composer import read_notes
 from app.coaching.evidence import Evidence, evidence_for
 from app.coaching.kinds_knowledge import KIND_KNOWLEDGE
-from app.coaching.knowledge import COMPONENT_ADVICE, COMPONENT_NAMES, METHOD_NAMES, METHOD_SUGGESTIONS
+from app.coaching.knowledge import COMPONENT_ADVICE, COMPONENT_NAMES
+from app.coaching.methods_knowledge import METHOD_NAMES, METHOD_SUGGESTIONS
 from app.coaching.service import scenario_facts
 from app.grading.result import GradeResult
 from app.scenarios.models import Scenario, ScenarioVersion

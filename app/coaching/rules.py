@@ -7,7 +7,7 @@ ratings are aggregated by them.
 
 from __future__ import annotations
 
-from app.coaching.knowledge import METHOD_NAMES
+from app.coaching.methods_knowledge import METHOD_NAMES
 
 RULES: dict[str, str] = {
     "note.claim-contradicted": "The note claims a bug was caught, fixed or verified, and the checks on it still fail.",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.coaching import knowledge, lexicon
+from app.coaching import knowledge, lexicon, methods_knowledge
 from app.coaching.guard import guard_for
 from app.coaching.kinds_knowledge import KIND_KNOWLEDGE
 from app.coaching.rules import RULES
@@ -32,20 +32,20 @@ def test_every_hidden_test_component_has_advice_and_words() -> None:
 
 
 def test_every_method_the_reader_knows_has_advice_a_name_and_a_rule() -> None:
-    assert set(lexicon.METHODS) == set(knowledge.METHOD_ADVICE) == set(knowledge.METHOD_NAMES)
-    assert set(knowledge.METHOD_SUGGESTIONS) <= set(lexicon.METHODS)
+    assert set(lexicon.METHODS) == set(methods_knowledge.METHOD_ADVICE) == set(methods_knowledge.METHOD_NAMES)
+    assert set(methods_knowledge.METHOD_SUGGESTIONS) <= set(lexicon.METHODS)
     assert {f"note.method.{m}" for m in lexicon.METHODS} <= set(RULES)
 
 
 def _knowledge_texts() -> list[str]:
     texts: list[str] = []
-    advice = [*knowledge.COMPONENT_ADVICE.values(), *knowledge.METHOD_ADVICE.values(),
+    advice = [*knowledge.COMPONENT_ADVICE.values(), *methods_knowledge.METHOD_ADVICE.values(),
               *knowledge.ERROR_ADVICE.values(), knowledge.TRAINING_RUN_ADVICE, knowledge.INTERFACE_ADVICE]
     for item in advice:
         texts += [item.framing, item.pro_tip, *item.steps]
     for entry in KIND_KNOWLEDGE.values():
         texts += [entry.name, *entry.checks]
-    return texts + list(knowledge.METHOD_SUGGESTIONS.values())
+    return texts + list(methods_knowledge.METHOD_SUGGESTIONS.values())
 
 
 @pytest.mark.parametrize("package", builtin_packages(), ids=lambda p: p.slug)

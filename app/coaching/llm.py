@@ -167,8 +167,8 @@ def call_model(messages: list[dict[str, str]]) -> str:
         raise InvalidAnswer("the response is not a chat completion") from None
 
 
-def model_tips(*, data: CoachingInput, rule_tips: list[Tip]) -> tuple[str, list[Tip]] | None:
-    """("llm:<model>", tips), or None when the model is unreachable, slow or its answer is invalid."""
+def model_tips(*, data: CoachingInput, rule_tips: list[Tip]) -> list[Tip] | None:
+    """The model's tips (source "llm:<model>"), or None when it is unreachable, slow or its answer invalid."""
     if not data.readings and not rule_tips:
         return None
     model = get_settings().coach_llm_model.strip()
@@ -183,4 +183,5 @@ def model_tips(*, data: CoachingInput, rule_tips: list[Tip]) -> tuple[str, list[
         log.warning("attempt %s: the coaching model did not answer (%s); using the rules", data.attempt_id,
                     exc.__class__.__name__)
         return None
-    return f"llm:{model}"[:80], _with_rules(tips, rule_tips)
+    source = f"llm:{model}"[:80]
+    return [replace(tip, source=source) for tip in _with_rules(tips, rule_tips)]

@@ -27,7 +27,6 @@ from app.scenarios.models import ScenarioVersion
 
 log = logging.getLogger(__name__)
 
-SOURCE = "rules"
 COACHED_STATUSES = ("passed", "failed", "error")
 
 
@@ -63,21 +62,23 @@ def rule_tips(data: CoachingInput) -> list[Tip]:
     return compose(readings=data.readings, evidence=data.evidence, history=data.history, guard=data.facts.guard)
 
 
-def write_tips(data: CoachingInput) -> tuple[str, list[Tip]]:
-    """(source, tips): the configured model's when it answers validly, else the rules'."""
+def write_tips(data: CoachingInput) -> list[Tip]:
+    """The configured model's tips when it answers validly, else the rules'."""
     rules = rule_tips(data)
     if llm.configured():
         answer = llm.model_tips(data=data, rule_tips=rules)
         if answer is not None:
-            return answer
-    return SOURCE, rules
+            # Progress and habits come from the history, not from the model: the rules' block stays.
+            history = [t for t in rules if t.rules and t.rules[0].startswith(("progress.", "habit."))]
+            return answer + history
+    return rules
 
 
-def store_tips(*, session: Session, attempt_id: int, source: str, tips: list[Tip]) -> list[CoachingTip]:
+def store_tips(*, session: Session, attempt_id: int, tips: list[Tip]) -> list[CoachingTip]:
     """Replace the attempt's tips (flushed, not committed)."""
     session.execute(delete(CoachingTip).where(CoachingTip.attempt_id == attempt_id))
     rows = [
-        CoachingTip(attempt_id=attempt_id, source=source, note=tip.note, component=tip.component,
+        CoachingTip(attempt_id=attempt_id, source=tip.source, note=tip.note, component=tip.component,
                     framing=tip.framing, pro_tip=tip.pro_tip, steps=list(tip.steps), notice=AI_NOTICE,
                     rules=list(tip.rules), why=list(tip.why))
         for tip in tips
@@ -92,8 +93,7 @@ def coach_attempt(*, session: Session, attempt_id: int) -> list[CoachingTip]:
     data = gather(session=session, attempt_id=attempt_id)
     if data is None:
         return []
-    source, tips = write_tips(data)
-    return store_tips(session=session, attempt_id=attempt_id, source=source, tips=tips)
+    return store_tips(session=session, attempt_id=attempt_id, tips=write_tips(data))
 
 
 def tips_of(*, session: Session, attempt_id: int) -> list[dict[str, Any]]:

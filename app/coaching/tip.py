@@ -20,6 +20,7 @@ class Tip:
     steps: tuple[str, ...]
     rules: tuple[str, ...] = ()
     why: tuple[str, ...] = ()
+    source: str = "rules"  # or "llm:<model>"
 
     def texts(self) -> tuple[str, ...]:
         """Every text a candidate reads."""

@@ -173,10 +173,10 @@ def _after_grading(attempt_id: int) -> None:
             session.rollback()
         if data is None:
             return
-        source, tips = coaching_service.write_tips(data)
+        tips = coaching_service.write_tips(data)
         with new_session() as session:
             claims.lock_for_write(session=session, attempt_id=attempt_id)
-            coaching_service.store_tips(session=session, attempt_id=attempt_id, source=source, tips=tips)
+            coaching_service.store_tips(session=session, attempt_id=attempt_id, tips=tips)
             session.commit()
     except Exception:
         log.exception("attempt %s: coaching failed (grading result kept)", attempt_id)

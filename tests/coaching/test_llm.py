@@ -57,8 +57,10 @@ def test_a_valid_answer_is_stored_with_the_model_as_source(server: ChatServer, s
     server.reply = lambda _body: (200, "```json\n" + _answer(["find", "verify", "approach"]) + "\n```", 0.0)
     tips = _coach(sqlite_db)
     assert server.paths == ["/v1/chat/completions"]
-    assert [t["note"] for t in tips] == ["find", "verify", "approach", None]
-    assert all(t["source"] == f"llm:{MODEL}" for t in tips)
+    assert [t["note"] for t in tips] == ["find", "verify", "approach", None, None]
+    assert all(t["source"] == f"llm:{MODEL}" for t in tips[:4])
+    # Progress and habits are the history's, not the model's: the rules' block follows, marked as theirs.
+    assert tips[4]["source"] == "rules" and tips[4]["rules"] == ["habit.submit-without-run"]
     assert tips[0]["pro_tip"] == "quote the number behind each claim."  # the "Pro tip:" label is the page's
     assert tips[0]["rules"][:2] == ["llm", "note.claim-contradicted"]  # the rules behind the same note
     request = server.requests[0]

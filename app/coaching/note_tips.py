@@ -71,10 +71,14 @@ def _subject(claim: Claim, evidence: Evidence) -> Subject:
 
 def _claim_findings(reading: NoteReading, evidence: Evidence) -> list[Finding]:
     findings: list[Finding] = []
+    seen: set[tuple[str, bool]] = set()
     for claim in reading.claims:
         if not claim.about_something:
             continue
         name, component, checks, verdict = _subject(claim, evidence)
+        if (name, claim.negated) in seen:  # "I fixed it and verified it": one finding per subject
+            continue
+        seen.add((name, claim.negated))
         said = f'you "{claim.phrase}" it'
         if claim.negated:
             findings.append(Finding(
@@ -108,11 +112,16 @@ def _claim_findings(reading: NoteReading, evidence: Evidence) -> list[Finding]:
                 "evidence. Interviewers score the evidence.",
             ))
         else:
+            if not evidence.graded:
+                unseen = "this attempt gave the grader nothing to confirm it with"
+            elif evidence.attempt_kind == "run":
+                unseen = "a Run shows only the public checks, and none of them covers it"
+            else:
+                unseen = "none of the checks that ran on this submission covers it"
             findings.append(Finding(
-                "note.claim-unchecked", f"claim {claim.verb} about {name}; no grading to compare",
+                "note.claim-unchecked", f"claim {claim.verb} about {name}; no check to compare",
                 checks[:2], component=component,
-                framing=f"Frame your answer around the check that shows {name} is right: this attempt gave the "
-                "grader nothing to confirm it with.",
+                framing=f"Frame your answer around the check that shows {name} is right: {unseen}.",
             ))
     return findings
 

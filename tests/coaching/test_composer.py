@@ -72,3 +72,13 @@ def test_tests_that_did_not_run_are_no_evidence_and_a_broken_interface_is_said_f
     tips = _tips({"verify": "I fixed the causal mask."}, result=result)
     assert tips[0].rules[0] == "note.claim-unchecked"  # nothing ran that could confirm or contradict it
     assert [t.rules for t in tips[1:]] == [("interface.failing",)]
+
+
+def test_a_run_cannot_confirm_what_only_hidden_checks_see() -> None:
+    from .conftest import evidence
+
+    proof = evidence("leaky-mask", "mutant:labels-not-shifted", kind="run")
+    tips = compose(readings=read_notes({"verify": "Verified the positional embeddings train."}, ["verify"]),
+                   evidence=proof, history=None, guard=facts("leaky-mask").guard)
+    assert tips[0].rules[0] == "note.claim-unchecked"
+    assert "a Run shows only the public checks" in tips[0].framing

@@ -13,7 +13,7 @@ CLAIMS: dict[str, tuple[str, ...]] = {
     "found": ("caught", "catch*", "found", "find*", "spot*", "notic*", "identif*", "discover*", "tracked down",
               "figured out", "pinpoint*", "diagnos*", "located"),
     "fixed": ("fixed", "fix", "fixing", "correct*", "repair*", "resolv*", "patch*", "sorted out", "solv*",
-              "changed", "rewrote", "replaced"),
+              "changed", "rewrote", "replaced", "moved", "swapped", "removed", "reordered", "switched"),
     "verified": ("verif*", "confirm*", "validat*", "made sure", "ensur*", "prov*", "double checked",
                  "checked", "tested"),
 }

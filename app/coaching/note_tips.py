@@ -51,11 +51,14 @@ Subject = tuple[str, str, tuple[str, ...], str]  # (name, component, check steps
 def _subject(claim: Claim, evidence: Evidence) -> Subject:
     """What a claim is about: its bug kinds if it names any, else its components, else everything.
 
-    With several, the first the grading contradicts wins (the claim covers it), then the first it supports.
+    With several, the first the grading contradicts wins (the claim covers it), then the first it supports;
+    kinds planted in this scenario come first, since their verdict is the planted bug's own.
     """
+    planted = set(evidence.facts.bug_kinds.values())
+    kinds = sorted(claim.kinds, key=lambda kind: kind not in planted)
     subjects: list[Subject] = [
         (KIND_KNOWLEDGE[kind].name, evidence.component_of(kind), KIND_KNOWLEDGE[kind].checks,
-         evidence.kind_verdict(kind)) for kind in claim.kinds
+         evidence.kind_verdict(kind)) for kind in kinds
     ] or [
         (COMPONENT_NAMES[c], c, COMPONENT_ADVICE[c].steps, evidence.component_verdict(c)) for c in claim.components
     ]
@@ -96,7 +99,8 @@ def _claim_findings(reading: NoteReading, evidence: Evidence) -> list[Finding]:
                     "Run your check against this exact submission before writing that it is done, and quote "
                     "what it printed.",), component=component,
                 framing=f"Frame your answer around how you know {name} is dealt with: your note says {said}, but "
-                f"this submission still fails {evidence.checks_word} on {where} that {name} would fail.",
+                f"this submission still fails {evidence.checks_word} on {where}, where a problem with {name} "
+                "shows up.",
                 pro_tip="Treat your own claim as a hypothesis: re-run a small test that fails when it is wrong, on "
                 "the code you are about to submit, and only then write it down.",
             ))

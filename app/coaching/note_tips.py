@@ -91,7 +91,12 @@ def _claim_findings(reading: NoteReading, evidence: Evidence) -> list[Finding]:
                 pro_tip="Saying what you did not verify is honest; naming the check you would run makes it strong.",
             ))
         elif verdict == "contradicted":
-            where = ("every component" if name == "every bug" else COMPONENT_NAMES.get(component, component))
+            if name == "every bug":
+                failing = [COMPONENT_NAMES[c] for c in evidence.components_failing[:3]] or ["the tiny training run"]
+                where = ", ".join(failing[:-1]) + (" and " if len(failing) > 1 else "") + failing[-1]
+                said, tail = f'you "{claim.phrase}" them all', ""
+            else:
+                where, tail = COMPONENT_NAMES.get(component, component), f", where a problem with {name} shows up"
             findings.append(Finding(
                 "note.claim-contradicted",
                 f'claim {claim.verb} ("{claim.phrase}") about {name}; {evidence.checks_word} on {component} fail',
@@ -99,8 +104,7 @@ def _claim_findings(reading: NoteReading, evidence: Evidence) -> list[Finding]:
                     "Run your check against this exact submission before writing that it is done, and quote "
                     "what it printed.",), component=component,
                 framing=f"Frame your answer around how you know {name} is dealt with: your note says {said}, but "
-                f"this submission still fails {evidence.checks_word} on {where}, where a problem with {name} "
-                "shows up.",
+                f"this submission still fails {evidence.checks_word} on {where}{tail}.",
                 pro_tip="Treat your own claim as a hypothesis: re-run a small test that fails when it is wrong, on "
                 "the code you are about to submit, and only then write it down.",
             ))

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 ROLES = ("candidate", "interviewer", "admin")
@@ -92,3 +93,16 @@ def live_server(data_dir: Path) -> Iterator[LiveServer]:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait(timeout=5)
+
+
+@contextmanager
+def launch_chromium(executable: str) -> Iterator[Any]:
+    """A headless Chromium (the Debian one at `executable`) through Playwright, closed afterwards."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 from services import require_chromium
 
-from web.live_server import CHROMIUM_ARGS, LiveServer, live_server
+from web.live_server import LiveServer, launch_chromium, live_server
 
 pytestmark = pytest.mark.browser
 
@@ -24,18 +24,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
 
 @pytest.fixture(scope="module")
 def browser(server: LiveServer) -> Iterator[object]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=require_chromium(), args=CHROMIUM_ARGS)
+    with launch_chromium(require_chromium()) as chromium:
         yield chromium
-        chromium.close()
-
-
-@pytest.fixture
-def console_errors() -> list[str]:
-    """What went wrong in the browser; a test that provokes errors on purpose empties it."""
-    return []
 
 
 @pytest.fixture

@@ -1,0 +1,29 @@
+// Drives the committed DojoEditor bundle for tests/web/test_editor_bundle.py: every hook call is
+// recorded in window.editorTest so the test can read what happened.
+"use strict";
+
+const calls = [];
+const keydowns = [];
+const record = (name) => () => calls.push(name);
+
+// Whether Ctrl/Cmd+S reached the page with its default (the browser's save dialog) prevented.
+document.addEventListener("keydown", (event) => {
+  if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "s") keydowns.push(event.defaultPrevented);
+});
+
+const model = DojoEditor.fromTextarea(document.getElementById("model"), {
+  fileName: "model.py",
+  onRun: record("run"),
+  onSubmit: record("submit"),
+  onSave: record("save"),
+  onPaste: (text) => calls.push(`paste:${text}`),
+  onChange: () => calls.push("change"),
+});
+
+const data = DojoEditor.create({
+  parent: document.getElementById("data-editor"),
+  fileName: "data.py",
+  doc: "def get_batch(split):\n    return split\n",
+});
+
+window.editorTest = { calls, keydowns, model, data };

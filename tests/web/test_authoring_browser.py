@@ -12,7 +12,7 @@ import pytest
 
 from app.engine.builtin import find_builtin
 from web.live_server import LiveServer
-from web.test_browser import _sign_in, browser, console_errors, page, server  # noqa: F401
+from web.test_browser import _sign_in, browser, page, server  # noqa: F401
 
 pytestmark = [pytest.mark.browser, pytest.mark.bwrap]
 # A small training run keeps the validation (eight sandboxed runs) and the grading quick on two cores.

@@ -9,7 +9,8 @@
  *       Hides the <textarea>, puts the editor right after it and copies the text into it on every
  *       change, so the surrounding form posts the edited text. Without JavaScript the textarea is
  *       the editor. Defaults taken from the textarea: doc = its value, readOnly = its readonly
- *       attribute, label = its aria-label; clicking one of its <label>s focuses the editor.
+ *       attribute, label = its aria-label (which moves to the editor while it exists); clicking one
+ *       of its <label>s focuses the editor.
  *   DojoEditor.version -> "<bundle version>"
  *
  *   options (all optional except parent for create):
@@ -69,6 +70,37 @@ function readOnlyExtension(readOnly) {
   return readOnly ? [EditorState.readOnly.of(true), EditorView.contentAttributes.of({ "aria-readonly": "true" })] : [];
 }
 
+/**
+ * Typing over a selection that spans lines would let Chrome merge the line elements itself, and it
+ * keeps their look with style attributes, which the CSP (`style-src 'self'`) blocks: console errors,
+ * though CodeMirror then repairs the text. Such insertions go through CodeMirror instead.
+ */
+function multiLineTyping() {
+  return EditorView.domEventHandlers({
+    beforeinput(event, view) {
+      if (event.inputType !== "insertText" || typeof event.data !== "string") return false;
+      const selection = view.root.getSelection();
+      const { anchorNode, focusNode } = selection || {};
+      if (!anchorNode || !focusNode || !view.contentDOM.contains(anchorNode) || !view.contentDOM.contains(focusNode)) {
+        return false;
+      }
+      const anchor = view.posAtDOM(anchorNode, selection.anchorOffset);
+      const head = view.posAtDOM(focusNode, selection.focusOffset);
+      const from = Math.min(anchor, head);
+      const to = Math.max(anchor, head);
+      if (view.state.doc.lineAt(from).number === view.state.doc.lineAt(to).number) return false;
+      event.preventDefault();
+      view.dispatch({
+        changes: { from, to, insert: event.data },
+        selection: { anchor: from + event.data.length },
+        scrollIntoView: true,
+        userEvent: "input.type",
+      });
+      return true;
+    },
+  });
+}
+
 /** Tell the hooks about changes and pastes once per update. */
 function changeListener(options) {
   return EditorView.updateListener.of((update) => {
@@ -102,6 +134,7 @@ function buildState(options, compartments) {
       languageExtension(options.language || languageForFile(fileName)),
       compartments.theme.of(themeExtension(options.theme || "light")),
       compartments.readOnly.of(readOnlyExtension(Boolean(options.readOnly))),
+      multiLineTyping(),
       changeListener(options),
     ],
   });
@@ -166,7 +199,12 @@ export function fromTextarea(textarea, options = {}) {
   // A hidden required field would block the form's submission with an error nobody can see.
   const wasRequired = textarea.required;
   textarea.required = false;
+  // Hidden even where page CSS gives textareas a display (the hidden attribute alone loses to it), and
+  // its name moves to the editor, so a label finds one element.
+  const ariaLabel = textarea.getAttribute("aria-label");
+  textarea.removeAttribute("aria-label");
   textarea.hidden = true;
+  textarea.style.display = "none";
   const focusEditor = (event) => { event.preventDefault(); editor.focus(); };
   const labels = Array.from(textarea.labels || []);
   for (const label of labels) label.addEventListener("click", focusEditor);
@@ -176,6 +214,8 @@ export function fromTextarea(textarea, options = {}) {
     for (const label of labels) label.removeEventListener("click", focusEditor);
     parent.remove();
     textarea.hidden = false;
+    textarea.style.removeProperty("display");
+    if (ariaLabel !== null) textarea.setAttribute("aria-label", ariaLabel);
     textarea.required = wasRequired;
   };
   return editor;

@@ -120,6 +120,7 @@ def test_editor_has_its_accessible_name_and_shows_the_code(page: Any) -> None:
     editor = page.get_by_label(LABEL)
     assert editor.get_attribute("role") == "textbox"
     assert page.get_by_role("textbox", name=LABEL).count() == 1
+    assert page.get_by_label(LABEL).count() == 1  # the textarea's aria-label moved to the editor
     # The code as shown; innerText turns the <br> of each empty line into one more newline.
     assert editor.inner_text() == "\n".join(line or "\n" for line in MODEL_PY.split("\n"))
     assert page.locator("#model").is_hidden()  # the textarea gave way to the editor
@@ -162,6 +163,20 @@ def test_typing_changes_the_value_and_the_mirrored_textarea(page: Any) -> None:
     assert _textarea_value(page) == expected
     assert "change" in _calls(page)
     assert "y = forward(1)" in page.get_by_label(LABEL).inner_text()
+
+
+def test_typing_over_lines_and_filling_leave_the_csp_alone(page: Any) -> None:
+    """Replacing a selection across lines would make Chrome add style attributes (CSP errors)."""
+    page.get_by_label(LABEL).click()
+    page.keyboard.press("Control+Home")
+    for _ in range(3):
+        page.keyboard.press("Shift+ArrowDown")
+    page.keyboard.type("x")
+    assert _model_value(page) == "xdef forward(x):\n    return x\n"
+    page.keyboard.press("Control+z")
+    assert _model_value(page) == MODEL_PY
+    page.get_by_label(LABEL).fill("a = 1\nb = 2\n")
+    assert _model_value(page) == _textarea_value(page) == "a = 1\nb = 2\n"
 
 
 def test_the_form_posts_the_edited_text(page: Any) -> None:

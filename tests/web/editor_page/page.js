@@ -11,8 +11,9 @@ document.addEventListener("keydown", (event) => {
   if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "s") keydowns.push(event.defaultPrevented);
 });
 
+// The label comes from the textarea's aria-label, as on the workspace page.
 const model = DojoEditor.fromTextarea(document.getElementById("model"), {
-  fileName: "model.py",
+  language: "python",
   onRun: record("run"),
   onSubmit: record("submit"),
   onSave: record("save"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -100,8 +101,8 @@ def test_interviewer_invites_and_the_candidate_joins(browser: object, page: obje
     candidate.get_by_label("New password").fill("newcomer-password")
     candidate.get_by_label("Repeat the password").fill("newcomer-password")
     candidate.get_by_role("button", name="Set password and start").click()
-    candidate.wait_for_url(f"{server.url}/candidate")
-    assert "newcomer@dojo.example" in candidate.locator("header").inner_text()
+    candidate.wait_for_url(re.compile(r".*/interviews/\d+/workspace"))  # straight into the interview
+    assert "newcomer@dojo.example" in candidate.get_by_role("banner").inner_text()
     candidate.goto(invite_url)
     assert "already been used" in candidate.locator("main").inner_text()
     candidate.context.close()

@@ -15,6 +15,7 @@ from app.scenarios.models import ScenarioVersion
 
 KIND = "rejudge"
 REFERENCE_TASK = "reference"
+GRADED_KINDS = ("run", "submit")
 
 
 class RejudgeBusy(Exception):
@@ -40,6 +41,7 @@ def close_phase(*, session: Session, job: ScenarioJob) -> None:
         attempts = session.scalars(select(Attempt).where(
             Attempt.scenario_version_id == job.scenario_version_id,
             Attempt.status.in_([s.value for s in FINISHED_STATUSES]),
+            Attempt.kind.in_(GRADED_KINDS),  # scratch runs are the candidate's experiments, never graded
         ).order_by(Attempt.id)).all()
         if attempts:
             job.status = "running"

@@ -30,6 +30,7 @@ def include_all(app: FastAPI) -> None:
     from app.web import review as web_review
     from app.web import review_actions as web_review_actions
     from app.web import rubric_admin as web_rubric_admin
+    from app.web import sign_up as web_sign_up
     from app.web import system as web_system
     from app.web import workspace as web_workspace
     from app.web import workspace_actions as web_workspace_actions
@@ -55,6 +56,7 @@ def include_all(app: FastAPI) -> None:
     app.include_router(web_review_actions.router)
     app.include_router(web_compare.router)
     app.include_router(web_rubric_admin.router)
+    app.include_router(web_sign_up.router)
     app.include_router(web_workspace.router)
     app.include_router(web_workspace_actions.router)
     app.include_router(coaching_api.router)

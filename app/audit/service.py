@@ -27,6 +27,9 @@ ACTIONS = {
     "user.role_changed": "changed role of",
     "user.activated": "activated",
     "user.deactivated": "deactivated",
+    "user.signed_up": "signed up",
+    "site.sign_up_opened": "opened self sign-up",
+    "site.sign_up_closed": "closed self sign-up",
 }
 
 

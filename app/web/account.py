@@ -11,6 +11,7 @@ from app.auth import revocation, sessions
 from app.auth.deps import CurrentUser, OptionalUser, SessionDep
 from app.auth.login import LoginFailed, authenticate, client_ip, login_limiter
 from app.auth.rate_limit import LoginThrottled
+from app.site import service as site
 from app.users import service as users_service
 from app.web.navigation import dashboard_url, safe_next
 from app.web.templating import render
@@ -32,11 +33,12 @@ def dashboard(request: Request, user: CurrentUser) -> Response:
 
 
 @router.get("/sign-in", name="sign_in_page", include_in_schema=False)
-def sign_in_page(request: Request, user: OptionalUser, next: str | None = None) -> Response:
+def sign_in_page(request: Request, user: OptionalUser, session: SessionDep, next: str | None = None) -> Response:
     """The sign-in form (signed-in visitors go straight to their dashboard)."""
     if user is not None:
         return RedirectResponse(safe_next(next) or dashboard_url(request, user), status_code=303)
-    return render(request, "sign_in.html", {"next": safe_next(next) or "", "email": ""})
+    return render(request, "sign_in.html", {"next": safe_next(next) or "", "email": "",
+                                            "sign_up": site.sign_up_allowed(session=session)})
 
 
 @router.post("/sign-in", name="sign_in", include_in_schema=False)

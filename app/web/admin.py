@@ -11,6 +11,7 @@ from starlette.responses import RedirectResponse, Response
 from app.audit import service as audit
 from app.auth.deps import AdminUser, SessionDep
 from app.scenarios.models import Scenario, ScenarioVersion
+from app.site import service as site
 from app.users import service as users_service
 from app.users.models import User
 from app.web.params import RowIdPath
@@ -29,7 +30,8 @@ def admin_dashboard(request: Request, user: AdminUser, session: SessionDep) -> R
     ).all()
     role_counts = dict(session.execute(select(User.role, func.count()).group_by(User.role)).all())
     inactive = session.scalar(select(func.count()).select_from(User).where(User.is_active.is_(False))) or 0
-    return render(request, "admin.html", {"versions": versions, "role_counts": role_counts, "inactive": inactive})
+    return render(request, "admin.html", {"versions": versions, "role_counts": role_counts, "inactive": inactive,
+                                          "sign_up_allowed": site.sign_up_allowed(session=session)})
 
 
 @router.get("/users", name="admin_users")

@@ -128,6 +128,10 @@ ROUTE_TABLE: dict[tuple[str, str], Expect] = {
     ("POST", "/api/invites/{token}"): everyone(404, path="/api/invites/not-a-real-invite-token", json={}),
     ("POST", "/api/attempts/{attempt_id}/cancel"): signed_in(404, anonymous=401,
                                                             path="/api/attempts/999999999/cancel"),
+    # Self sign-up (closed unless an admin opens it; an empty form is refused)
+    ("GET", "/sign-up"): signed_in(303, anonymous=403),
+    ("POST", "/sign-up"): everyone(403),
+    ("POST", "/admin/settings/sign-up"): Expect(TO_SIGN_IN, 403, 403, 303, ends_session=False),
     # The candidate workspace (every role may practise; an unknown challenge or attempt is 404)
     ("GET", "/challenges/{slug}"): signed_in(404, anonymous=TO_SIGN_IN, path="/challenges/no-such-challenge"),
     ("GET", "/interviews/{interview_id}/workspace"): signed_in(404, anonymous=TO_SIGN_IN,

@@ -106,13 +106,7 @@
       });
       editors[name] = {
         get: editor.getValue, set: editor.setValue, focus: editor.focus, setTheme: editor.setTheme,
-        view: editor.view,
-        gotoLine: function (line) {
-          var doc = editor.view.state.doc;
-          var target = doc.line(Math.max(1, Math.min(line, doc.lines)));
-          editor.view.dispatch({ selection: { anchor: target.from, head: target.to }, scrollIntoView: true });
-          editor.focus();
-        },
+        view: editor.view, gotoLine: editor.goToLine,
       };
     } else {
       editors[name] = textareaEditor(area);
@@ -149,8 +143,10 @@
     saveStatus.classList.toggle("save-error", !!isError);
   }
 
+  var applyingRemote = false; // text loaded from the server is not an edit to save again
+
   function markDirtyFile(name) {
-    if (readOnly) return;
+    if (readOnly || applyingRemote) return;
     dirtyFiles[name] = true;
     scheduleSave();
   }
@@ -231,12 +227,14 @@
     setStatus("Not saved: another tab or device changed this workspace", true);
   }
 
-  function loadLatest() {
+  function loadLatest(why) {
     return fetch(root.dataset.draftUrl, { credentials: "same-origin" }).then(function (r) { return r.json(); })
       .then(function (draft) {
+        applyingRemote = true;
         Object.keys(draft.files).forEach(function (name) {
           if (editors[name] && editors[name].get() !== draft.files[name]) editors[name].set(draft.files[name]);
         });
+        applyingRemote = false;
         root.querySelectorAll("textarea.note").forEach(function (area) {
           area.value = draft.notes[area.dataset.note] || "";
         });
@@ -245,11 +243,11 @@
         dirtyNotes = {};
         behind = false;
         banner.hidden = true;
-        setStatus("Loaded revision " + revision);
+        setStatus(why || "Loaded revision " + revision);
       });
   }
 
-  document.getElementById("load-latest").addEventListener("click", loadLatest);
+  document.getElementById("load-latest").addEventListener("click", function () { loadLatest(); });
   document.getElementById("keep-mine").addEventListener("click", function () {
     Object.keys(editors).forEach(function (name) { dirtyFiles[name] = true; });
     root.querySelectorAll("textarea.note").forEach(function (area) { dirtyNotes[area.dataset.note] = true; });
@@ -263,7 +261,7 @@
       .then(function (draft) {
         if (draft.revision > revision && !saving) {
           if (Object.keys(dirtyFiles).length || Object.keys(dirtyNotes).length) showBehind();
-          else loadLatest();
+          else loadLatest("Updated to revision " + draft.revision + ": it was changed in another tab or on another device");
         }
       }).catch(function () {});
   }

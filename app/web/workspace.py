@@ -75,7 +75,7 @@ def page_context(request: Request, session: Session, ws: Workspace, *, attempt_i
     return {
         "ws": ws,
         "title": ws.version.title,
-        "brief_html": render_markdown(ws.package.brief),
+        "brief_html": render_markdown(ws.package.brief, top_level=3),
         "draft": draft,
         "files": files,
         "active_file": active_file if active_file in files else files[0],

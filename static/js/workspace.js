@@ -104,6 +104,10 @@
         onSave: function () { saveNow(); },
         onPaste: function (text) { reportPaste(name, text); },
       });
+      // A long file scrolls inside the editor: its scroll area takes focus too, so keyboard users can
+      // scroll it without entering the text.
+      editor.view.scrollDOM.tabIndex = 0;
+      editor.view.scrollDOM.setAttribute("aria-label", "Scroll " + name);
       editors[name] = {
         get: editor.getValue, set: editor.setValue, focus: editor.focus, setTheme: editor.setTheme,
         view: editor.view, gotoLine: editor.goToLine,
@@ -287,9 +291,11 @@
 
   // Before htmx posts the form, the editors' text is already mirrored into the textareas; after it,
   // the server has saved that text as the newest revision.
+  var notice = document.getElementById("workspace-notice");
   document.body.addEventListener("htmx:configRequest", function (event) {
     var elt = event.detail.elt;
     if (elt && (elt.id === "run-button" || elt.id === "submit-button" || elt.id === "scratch-button")) {
+      notice.textContent = ""; // an earlier refusal no longer applies
       Object.keys(editors).forEach(function (name) {
         event.detail.parameters["file:" + name] = editors[name].get();
       });
@@ -316,7 +322,8 @@
 
   document.addEventListener("keydown", function (event) {
     var mod = event.ctrlKey || event.metaKey;
-    if (!mod) return;
+    // The editor handles its own keys (and marks them handled): act only on keys from elsewhere.
+    if (!mod || event.defaultPrevented) return;
     if (event.key === "Enter" && event.shiftKey) {
       event.preventDefault();
       clickButton("submit-button");

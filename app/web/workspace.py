@@ -132,7 +132,9 @@ def attempt_panel(request: Request, slug: str, attempt_id: RowIdPath, user: Curr
     context: dict[str, Any] = {"ws": ws, "query": {"interview": ws.interview_id} if ws.interview else {},
                                block: view, "scratch_file": SCRATCH_FILE}
     if view is not None and not view.in_flight:  # finished: the History list gains its new status too
-        context.update(refresh_history=True, attempts=history.attempts_in(session=session, ws=ws))
+        context.update(refresh_history=True, attempts=history.attempts_in(session=session, ws=ws),
+                       hint_offer=hints.next_offer(session=session, ws=ws),
+                       hints_shown=hints.shown_hints(session=session, ws=ws), time_is_up=ws.time_is_up())
     return render(request, PAGE, context, block=f"{block}_body")
 
 

@@ -82,6 +82,9 @@ def test_a_finished_attempt_shows_verdicts_charts_maps_and_tips_without_hidden_i
     assert 'aria-label="Influence map of the baseline model"' in fragment
     assert "the model sees the future" in fragment  # the leaky map has influence above the diagonal
     assert "Pro tip:" in fragment and AI_NOTICE in html.unescape(fragment)
+    # Finished: History and the hint on offer are swapped in too (out of band).
+    assert '<div id="history-body" hx-swap-oob="true">' in fragment
+    assert '<div id="hints-body" hx-swap-oob="true">' in fragment
     words = text_of(fragment)
     assert "1 hidden check failed" in words and "the final training loss 0.006" in words
     for secret in ("attention.causal-perturb", "changing later tokens", "mask-sees-next-token"):

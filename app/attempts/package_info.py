@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.scenarios.models import ScenarioVersion
+
+if TYPE_CHECKING:
+    from app.engine.package import ScenarioPackage
 
 
 @dataclass(frozen=True)
@@ -30,11 +35,35 @@ def _get(obj: Any, name: str, default: Any = None) -> Any:
     return obj.get(name, default) if isinstance(obj, dict) else getattr(obj, name, default)
 
 
-def public_package(version: ScenarioVersion) -> PublicPackage:
-    """Load a version's package and keep only what may leave the server."""
+_PARSED: OrderedDict[str, ScenarioPackage] = OrderedDict()
+_PARSED_MAX = 64
+_parsed_lock = threading.Lock()
+
+
+def package_of(version: ScenarioVersion) -> ScenarioPackage:
+    """The version's whole package, parsed once per content hash: parsing re-derives the starter and
+    the hash, which every page would otherwise pay. The hash names the content (a draft's edit
+    writes both together), so a cached package is never stale."""
     from app.engine.package import ScenarioPackage
 
+    key = version.content_hash
+    with _parsed_lock:
+        cached = _PARSED.get(key) if key else None
+        if cached is not None:
+            _PARSED.move_to_end(key)
+            return cached
     package = ScenarioPackage.from_dict(version.content)
+    if key and package.content_hash == key:
+        with _parsed_lock:
+            _PARSED[key] = package
+            while len(_PARSED) > _PARSED_MAX:
+                _PARSED.popitem(last=False)
+    return package
+
+
+def public_package(version: ScenarioVersion) -> PublicPackage:
+    """Load a version's package and keep only what may leave the server."""
+    package = package_of(version)
     starter = {name: str(text) for name, text in dict(package.starter_files).items()}
     editable = tuple(package.files) if getattr(package, "files", None) else tuple(starter)
     questions = [

@@ -22,6 +22,7 @@ def _parser() -> MarkdownIt:
 _HEADING_TAG = re.compile(r"<(/?)h([1-6])>")
 
 
+@lru_cache(maxsize=256)  # briefs are rendered on every workspace page and change only with a new version
 def render_markdown(text: str, *, top_level: int = 1) -> Markup:
     """Safe HTML for a Markdown text; `top_level` is the heading level a `#` heading becomes, so a brief
     shown under the page's own h2 keeps one h1 per page and headings in order."""

@@ -7,10 +7,13 @@ from typing import Any
 
 from fastapi import Request
 from fastapi.templating import Jinja2Templates
+from jinja2 import pass_context
+from starlette.datastructures import URL
 from starlette.responses import Response
 
 from app.auth.csrf import csrf_token
 from app.core.paths import TEMPLATES_DIR
+from app.web.urls import fast_url_for
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +42,14 @@ def _base_context(request: Request) -> dict[str, Any]:
 
 
 templates = Jinja2Templates(directory=str(TEMPLATES_DIR), context_processors=[_base_context])
+
+
+@pass_context
+def _url_for(context: dict[str, Any], name: str, /, **path_params: Any) -> URL:
+    return fast_url_for(context["request"], name, **path_params)
+
+
+templates.env.globals["url_for"] = _url_for
 
 
 def is_htmx(request: Request) -> bool:

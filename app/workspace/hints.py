@@ -15,6 +15,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.attempts.models import Attempt, AttemptKind
+from app.attempts.package_info import package_of
 from app.core.db import utcnow
 from app.core.errors import DojoError
 from app.engine.package import ScenarioPackage
@@ -53,7 +54,7 @@ class ShownHint:
 
 
 def _package(ws: Workspace) -> ScenarioPackage:
-    return ScenarioPackage.from_dict(ws.version.content)
+    return package_of(ws.version)
 
 
 def levels_used(*, session: Session, user_id: int, version_id: int, scope: str) -> dict[str, int]:

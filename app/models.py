@@ -2,7 +2,6 @@
 
 from app.attempts.models import Attempt
 from app.audit.models import AuditEvent
-from app.auth.models import EndedSession
 from app.coaching.models import CoachingTip, TipRating
 from app.core.db import Base
 from app.dispatch.models import AttemptDispatch
@@ -10,7 +9,7 @@ from app.interviews.models import Interview, Review
 from app.scenarios.job_models import JobTask, ScenarioJob
 from app.scenarios.models import Scenario, ScenarioVersion
 from app.site.models import SiteSetting
-from app.users.models import ApiToken, User
+from app.users.models import ApiToken, EndedSession, User
 from app.workspace.models import Draft, DraftSnapshot, HintReveal, WorkspaceEvent
 
 __all__ = [

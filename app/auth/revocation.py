@@ -13,10 +13,9 @@ from datetime import timedelta
 from sqlalchemy import delete, update
 from sqlalchemy.orm import Session
 
-from app.auth.models import EndedSession
 from app.core.db import utcnow
 from app.core.security import token_digest
-from app.users.models import ApiToken, User
+from app.users.models import ApiToken, EndedSession, User
 
 
 def revoke_all(*, session: Session, user: User) -> None:

@@ -1,4 +1,4 @@
-"""People and their credentials."""
+"""People, their credentials and their signed-out sessions."""
 
 from __future__ import annotations
 
@@ -46,3 +46,12 @@ class ApiToken(Base):
     expires_at: Mapped[datetime | None]
     last_used_at: Mapped[datetime | None]
     revoked_at: Mapped[datetime | None]
+
+
+class EndedSession(Base):
+    """The digest of a signed-out session's nonce, refused until the cookie would have expired anyway."""
+
+    __tablename__ = "ended_sessions"
+
+    nonce_digest: Mapped[str] = mapped_column(String(64), primary_key=True)
+    expires_at: Mapped[datetime] = mapped_column(index=True)

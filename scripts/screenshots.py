@@ -32,6 +32,44 @@ def shoot(page: object, out: Path, name: str) -> None:
     print(f"wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
 
 
+SOLUTION = ROOT / "app" / "scenarios_builtin" / "leaky-mask" / "solution"
+NOTES = {
+    "How did you find the bugs?": "The label shift one I caught fast because I've been burned by that before.",
+    "How did you verify your fixes?": "Ran it on a tiny dataset just to sanity check.",
+    "What was your approach, and what would you check first next time?":
+        "Isolate each module and test it independently before touching the full forward pass.",
+}
+
+
+def workspace(browser: object, server: LiveServer, out: Path) -> None:
+    """The Leaky Mask: the starter, then fixed, answered and submitted (a real grading), then a diff."""
+    page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()  # type: ignore[attr-defined]
+    sign_in(page, server, "candidate")
+    page.get_by_role("link", name="The Leaky Mask").click()  # type: ignore[attr-defined]
+    page.wait_for_load_state("networkidle")  # type: ignore[attr-defined]
+    shoot(page, out, "workspace")
+    for name in ("data.py", "model.py"):
+        page.get_by_role("tab", name=name).click()  # type: ignore[attr-defined]
+        page.get_by_label(f"Editor: {name}").click()  # type: ignore[attr-defined]
+        page.keyboard.press("Control+A")  # type: ignore[attr-defined]
+        page.keyboard.press("Delete")  # type: ignore[attr-defined]
+        page.keyboard.insert_text((SOLUTION / name).read_text())  # type: ignore[attr-defined]
+    for question, answer in NOTES.items():
+        page.get_by_label(question).fill(answer)  # type: ignore[attr-defined]
+    page.get_by_role("button", name="Submit").click()  # type: ignore[attr-defined]
+    page.locator("#results-body[data-status='Queued'], #results-body[data-status='Running']").wait_for()  # type: ignore[attr-defined]
+    shoot(page, out, "workspace-progress")
+    page.locator("#results-body[data-status='Passed']").wait_for(timeout=600_000)  # type: ignore[attr-defined]
+    page.get_by_role("tab", name="scratch.py").click()  # type: ignore[attr-defined]
+    page.get_by_role("button", name="Run scratch").click()  # type: ignore[attr-defined]
+    page.locator("#console-body[data-status='Passed']").wait_for(timeout=300_000)  # type: ignore[attr-defined]
+    shoot(page, out, "workspace-results")
+    page.get_by_role("region", name="History").get_by_role("link", name="Diff").first.click()  # type: ignore[attr-defined]
+    page.get_by_role("link", name="Against the starter").click()  # type: ignore[attr-defined]
+    shoot(page, out, "workspace-diff")
+    page.context.close()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
@@ -79,6 +117,11 @@ def main() -> int:
             page = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
             sign_in(page, server, "candidate")
             shoot(page, args.out, "candidate-mobile")
+            page.goto(f"{server.url}/challenges/warm-up")
+            shoot(page, args.out, "workspace-390")
+            page.context.close()
+
+            workspace(browser, server, args.out)
             browser.close()
     return 0
 

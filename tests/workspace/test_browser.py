@@ -28,7 +28,6 @@ from app.engine.builtin import find_builtin
 pytestmark = [pytest.mark.browser, pytest.mark.bwrap, pytest.mark.slow]
 
 GRADING_TIMEOUT_MS = 300_000  # the first grading also computes the scenario's reference
-SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 QUESTIONS = {
     "How did you find the bugs?": "The label shift one I caught fast because I've been burned by that before.",
     "How did you verify your fixes?": "Ran it on a tiny dataset just to sanity check.",
@@ -43,6 +42,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     require_bwrap()
     with live_server(tmp_path_factory.mktemp("workspace") / "data") as running:
         yield running
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the tests' screenshots go (scripts/screenshots.py makes the ones in docs/)."""
+    return tmp_path_factory.mktemp("shots")
 
 
 @pytest.fixture(scope="module")
@@ -101,7 +106,7 @@ def _results(page: Any) -> Any:
 
 
 def test_candidate_fixes_the_leaky_mask_and_sees_it_pass(
-    server: LiveServer, context: Any, errors: list[str]
+    server: LiveServer, context: Any, errors: list[str], shots: Path
 ) -> None:
     leaky = find_builtin("leaky-mask")
     page = _watch(context.new_page(), errors)
@@ -115,7 +120,7 @@ def test_candidate_fixes_the_leaky_mask_and_sees_it_pass(
     expect(page.get_by_role("tab", name="data.py")).to_be_focused()
     expect(page.get_by_role("tab", name="data.py")).to_have_attribute("aria-selected", "true")
     _no_serious_axe(page, "the challenge page")
-    page.screenshot(path=str(SHOTS / "workspace.png"), full_page=True)
+    page.screenshot(path=str(shots / "workspace.png"), full_page=True)
 
     _replace_file(page, "data.py", leaky.solution_files["data.py"])
     expect(page.locator("#save-status")).to_have_text(re.compile(r"Saved as revision [1-9]"), timeout=15_000)
@@ -140,7 +145,7 @@ def test_candidate_fixes_the_leaky_mask_and_sees_it_pass(
     expect(_results(page).get_by_text("AI-generated suggestions, not part of the candidate's original notes.",
                                       exact=False).first).to_be_visible()
     _no_serious_axe(page, "the results")
-    page.screenshot(path=str(SHOTS / "workspace-results.png"), full_page=True)
+    page.screenshot(path=str(shots / "workspace-results.png"), full_page=True)
 
     page.reload()
     page.get_by_role("tab", name="model.py").click()
@@ -200,14 +205,16 @@ def test_another_tab_or_device_that_is_behind_is_told(
     other_device.close()
 
 
-def test_narrow_screen_and_keyboard_only_submit(server: LiveServer, browser: Any, errors: list[str]) -> None:
+def test_narrow_screen_and_keyboard_only_submit(
+    server: LiveServer, browser: Any, errors: list[str], shots: Path
+) -> None:
     ctx = browser.new_context(viewport={"width": 390, "height": 844})
     page = _watch(ctx.new_page(), errors)
     _sign_in(page, server, server.users["candidate"], server.password)
     page.goto(f"{server.url}/challenges/warm-up")
     width = page.evaluate("() => document.documentElement.scrollWidth")
     assert width <= 390, f"the page scrolls sideways at 390 px ({width} px wide)"
-    page.screenshot(path=str(SHOTS / "workspace-390.png"), full_page=True)
+    page.screenshot(path=str(shots / "workspace-390.png"), full_page=True)
     # Keyboard alone: Tab from the top of the page to Submit, then Enter.
     page.keyboard.press("Tab")
     for _ in range(80):

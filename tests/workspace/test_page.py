@@ -123,3 +123,19 @@ def test_another_users_attempt_is_not_found(
     assert client.get(f"{PAGE}/attempts/{attempt.id}/panel").status_code == 404
     assert client.get(f"{PAGE}/attempts/{attempt.id}/diff").status_code == 404
     assert db.scalar(select(Attempt.status).where(Attempt.id == attempt.id)) == "queued"
+
+
+def test_a_syntax_error_links_to_its_file_and_line_in_the_editor(
+    web_app: FastAPI, db: Session, make_account: Callable[..., Account], published_version: ScenarioVersion
+) -> None:
+    me = make_account("candidate")
+    version = get_published(session=db, slug="leaky-mask")
+    error = {"kind": "syntax", "message": "SyntaxError: expected ':' (model.py:42)"}
+    attempt = Attempt(user_id=me.user.id, scenario_version_id=version.id, kind="run", status="error", files={},
+                      error=error, result={"status": "error", "error": error})
+    db.add(attempt)
+    db.commit()
+    fragment = signed_in(web_app, me).get(f"{PAGE}/attempts/{attempt.id}/panel", headers=HTMX).text
+    assert '<strong class="verdict-label">Error</strong>' in fragment
+    assert 'class="goto-line" data-file="model.py" data-line="42"' in fragment
+    assert "Show model.py line 42 in the editor" in fragment

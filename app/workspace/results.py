@@ -7,6 +7,7 @@ test id, a bug id or anything that names the fix; interviewers and admins see th
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 from sqlalchemy import func, select
@@ -14,10 +15,13 @@ from sqlalchemy.orm import Session
 
 from app.attempts.models import Attempt, AttemptStatus
 from app.attempts.views import candidate_tests
+from app.auth.tokens import as_utc
+from app.core.db import utcnow
 from app.coaching import service as coaching_service
 from app.grading.result import COMPONENTS, GradeError, GradeResult
 from app.workspace import charts
 
+TIPS_WAIT = timedelta(seconds=10)
 STATUS_LABELS = {"queued": "Queued", "running": "Running", "passed": "Passed", "failed": "Failed",
                  "error": "Error", "cancelled": "Cancelled"}
 COMPONENT_TITLES = {"loss": "Loss", "positional": "Positional", "attention": "Attention", "general": "General",
@@ -64,6 +68,11 @@ class ResultsView:
     regressions: list[str] = field(default_factory=list)
     tips: list[dict[str, Any]] = field(default_factory=list)
     scratch: Any = None  # ScratchOutput for scratch runs
+    awaiting_tips: bool = False  # just finished: the coach writes its tips a moment after the verdict
+
+    @property
+    def keep_polling(self) -> bool:
+        return self.in_flight or self.awaiting_tips
 
 
 def queue_position(*, session: Session, attempt: Attempt) -> int:
@@ -97,6 +106,7 @@ def build_view(*, session: Session, attempt: Attempt, staff: bool) -> ResultsVie
     view.error = GradeError.model_validate(attempt.error) if attempt.error else None
     view.error_location = view.error.location if view.error else None
     view.tips = coaching_service.tips_of(session=session, attempt_id=attempt.id)
+    view.awaiting_tips = _tips_still_coming(attempt, has_tips=bool(view.tips))
     if result is None:
         return view
     view.scratch = result.scratch
@@ -114,6 +124,14 @@ def build_view(*, session: Session, attempt: Attempt, staff: bool) -> ResultsVie
         view.chart = charts.loss_chart(result.training)
         view.heatmaps = charts.heatmaps(result.training)
     return view
+
+
+def _tips_still_coming(attempt: Attempt, *, has_tips: bool) -> bool:
+    """The coach runs right after the verdict is stored; keep polling briefly so its tips show up."""
+    if has_tips or attempt.kind == "scratch" or attempt.status == AttemptStatus.cancelled.value:
+        return False
+    finished = attempt.finished_at
+    return finished is not None and utcnow() - as_utc(finished) < TIPS_WAIT
 
 
 def _regressions(result: GradeResult, staff: bool) -> list[str]:

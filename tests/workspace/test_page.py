@@ -105,7 +105,7 @@ def test_an_attempt_in_flight_polls_and_shows_its_place_and_stage(
     db.commit()
     client = signed_in(web_app, me)
     waiting = client.get(f"{PAGE}/attempts/{queued.id}/panel", headers=HTMX).text
-    assert 'hx-trigger="every 1s"' in waiting and "Waiting for a grader" in waiting
+    assert 'hx-trigger="every 400ms"' in waiting and "Waiting for a grader" in waiting
     assert "Cancel this run" in waiting
     busy = client.get(f"{PAGE}/attempts/{running.id}/panel", headers=HTMX).text
     assert "Tiny training run: step 75 of 200" in busy and '<progress max="200" value="75"' in busy
@@ -139,3 +139,30 @@ def test_a_syntax_error_links_to_its_file_and_line_in_the_editor(
     assert '<strong class="verdict-label">Error</strong>' in fragment
     assert 'class="goto-line" data-file="model.py" data-line="42"' in fragment
     assert "Show model.py line 42 in the editor" in fragment
+
+
+def test_a_just_finished_attempt_keeps_polling_until_its_tips_arrive(
+    web_app: FastAPI, db: Session, make_account: Callable[..., Account], published_version: ScenarioVersion
+) -> None:
+    from datetime import timedelta
+
+    from app.core.db import utcnow
+
+    me = make_account("candidate")
+    version = get_published(session=db, slug="leaky-mask")
+    fresh = Attempt(user_id=me.user.id, scenario_version_id=version.id, kind="submit", status="failed", files={},
+                    result=graded_result(), finished_at=utcnow())
+    old = Attempt(user_id=me.user.id, scenario_version_id=version.id, kind="run", status="failed", files={},
+                  result=graded_result(), finished_at=utcnow() - timedelta(minutes=5))
+    db.add_all([fresh, old])
+    db.commit()
+    client = signed_in(web_app, me)
+    first = client.get(f"{PAGE}/attempts/{fresh.id}/panel", headers=HTMX).text.strip().split(">")[0]
+    assert 'hx-trigger="every 400ms"' in first
+    db.add(CoachingTip(attempt_id=fresh.id, source="rules", component=None, framing="F.", pro_tip="P.",
+                       steps=["a", "b", "c"]))
+    db.commit()
+    with_tips = client.get(f"{PAGE}/attempts/{fresh.id}/panel", headers=HTMX).text.strip().split(">")[0]
+    assert "hx-trigger" not in with_tips
+    stale = client.get(f"{PAGE}/attempts/{old.id}/panel", headers=HTMX).text.strip().split(">")[0]
+    assert "hx-trigger" not in stale

@@ -11,8 +11,7 @@ from sqlalchemy.orm import Session
 
 from app.attempts.models import Attempt, AttemptKind, AttemptStatus
 from app.attempts.package_info import PublicPackage, public_package
-from app.auth.tokens import as_utc
-from app.core.db import utcnow
+from app.core.db import as_utc, utcnow
 from app.core.errors import DojoError
 from app.core.settings import get_settings
 from app.dispatch import dispatcher

@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.core.db import utcnow
+from app.core.db import as_utc, utcnow
 from app.core.security import new_token, token_digest
 from app.users.models import ApiToken, User
 
 TOKEN_LIFETIME = timedelta(days=30)
-
-
-def as_utc(moment: datetime) -> datetime:
-    """SQLite hands back naive datetimes; every stored moment is UTC."""
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def issue_token(*, session: Session, user: User, name: str = "api", lifetime: timedelta = TOKEN_LIFETIME) -> str:

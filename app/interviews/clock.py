@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from app.auth.tokens import as_utc
-from app.core.db import utcnow
+from app.core.db import as_utc, utcnow
 from app.interviews.errors import InterviewClosed
 from app.interviews.models import Interview
 from app.interviews.state import deadline

@@ -14,8 +14,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from app.auth.tokens import as_utc
-from app.core.db import utcnow
+from app.core.db import as_utc, utcnow
 from app.core.security import new_token, token_digest
 from app.core.settings import get_settings
 from app.interviews import mail

@@ -9,7 +9,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.attempts.models import Attempt
-from app.auth.tokens import as_utc
+from app.core.db import as_utc
 from app.interviews.models import Interview
 from app.workspace.models import Draft, DraftSnapshot, scope_for
 

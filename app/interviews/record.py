@@ -15,8 +15,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.attempts.models import Attempt, AttemptKind
-from app.auth.tokens import as_utc
 from app.coaching import service as coaching_service
+from app.core.db import as_utc
 from app.engine.package import ScenarioPackage
 from app.grading.result import GradeResult
 from app.grading.scoring import HINT_PENALTY

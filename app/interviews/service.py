@@ -12,8 +12,7 @@ from datetime import timedelta
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from app.auth.tokens import as_utc
-from app.core.db import utcnow
+from app.core.db import as_utc, utcnow
 from app.core.security import hash_password, new_token, token_digest
 from app.interviews.errors import InterviewError, InviteError
 from app.interviews.models import Interview

@@ -12,8 +12,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy.orm import Session
 
-from app.auth.tokens import as_utc
-from app.core.db import utcnow
+from app.core.db import as_utc, utcnow
 from app.interviews.errors import InterviewClosed
 from app.interviews.models import Interview
 

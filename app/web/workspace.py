@@ -16,7 +16,7 @@ from starlette.responses import Response
 
 from app.attempts.models import Attempt, AttemptKind
 from app.auth.deps import CurrentUser, SessionDep
-from app.auth.tokens import as_utc
+from app.core.db import as_utc
 from app.core.errors import DojoError
 from app.core.paths import STATIC_DIR
 from app.engine.scratch import FILE_NAME as SCRATCH_FILE

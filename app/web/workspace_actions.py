@@ -18,7 +18,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from app.attempts import service as attempts_service
 from app.attempts.models import AttemptKind
 from app.auth.deps import CurrentUser, SessionDep
-from app.auth.tokens import as_utc
+from app.core.db import as_utc
 from app.core.errors import DojoError
 from app.engine.scratch import FILE_NAME as SCRATCH_FILE
 from app.interviews import state

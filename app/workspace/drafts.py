@@ -13,8 +13,7 @@ from datetime import timedelta
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.auth.tokens import as_utc
-from app.core.db import utcnow
+from app.core.db import as_utc, utcnow
 from app.core.errors import DojoError
 from app.core.settings import get_settings
 from app.engine.scratch import FILE_NAME as SCRATCH_FILE

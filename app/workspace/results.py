@@ -15,9 +15,8 @@ from sqlalchemy.orm import Session
 
 from app.attempts.models import Attempt, AttemptStatus
 from app.attempts.views import candidate_tests
-from app.auth.tokens import as_utc
 from app.coaching import service as coaching_service
-from app.core.db import utcnow
+from app.core.db import as_utc, utcnow
 from app.grading.result import COMPONENTS, GradeError, GradeResult
 from app.workspace import charts
 

@@ -10,9 +10,8 @@ from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 from web.support import Account, csrf_from, sign_in
 
-from app.auth.tokens import as_utc
 from app.coaching.models import CoachingTip
-from app.core.db import utcnow
+from app.core.db import as_utc, utcnow
 from app.grading.result import GradeResult, ScratchOutput
 from app.interviews.models import Interview
 from app.scenarios.models import ScenarioVersion

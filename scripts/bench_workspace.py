@@ -21,18 +21,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from web.live_server import LiveServer, launch_chromium, live_server  # noqa: E402
+from web.live_server import LiveServer, launch_chromium, live_server, sign_in_as  # noqa: E402
 
 SLUG = "leaky-mask"
 SOLUTION = ROOT / "app" / "scenarios_builtin" / SLUG / "solution"
-
-
-def sign_in(page: object, server: LiveServer) -> None:
-    page.goto(f"{server.url}/sign-in")  # type: ignore[attr-defined]
-    page.get_by_label("Email").fill(server.users["candidate"])  # type: ignore[attr-defined]
-    page.get_by_label("Password").fill(server.password)  # type: ignore[attr-defined]
-    page.get_by_role("button", name="Sign in").click()  # type: ignore[attr-defined]
-    page.wait_for_load_state("networkidle")  # type: ignore[attr-defined]
 
 
 def submit_to_verdict(page: object, server: LiveServer) -> float:
@@ -120,7 +112,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="bench-workspace-") as tmp, live_server(Path(tmp) / "data") as server, \
             launch_chromium("/usr/bin/chromium") as browser:
         page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
-        sign_in(page, server)
+        sign_in_as(page, server, server.users["candidate"], server.password)
         page.goto(f"{server.url}/challenges/{SLUG}")
         put_solution(page)
         warm = submit_to_verdict(page, server)  # computes the reference: not counted

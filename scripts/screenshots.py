@@ -13,17 +13,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from web.live_server import CHROMIUM_ARGS, LiveServer, live_server  # noqa: E402
+from web.live_server import CHROMIUM_ARGS, LiveServer, live_server, sign_in_as  # noqa: E402
 
 VIEWPORT = {"width": 1280, "height": 800}
 
 
 def sign_in(page: object, server: LiveServer, role: str) -> None:
-    page.goto(f"{server.url}/sign-in")  # type: ignore[attr-defined]
-    page.get_by_label("Email").fill(server.users[role])  # type: ignore[attr-defined]
-    page.get_by_label("Password").fill(server.password)  # type: ignore[attr-defined]
-    page.get_by_role("button", name="Sign in").click()  # type: ignore[attr-defined]
-    page.wait_for_load_state("networkidle")  # type: ignore[attr-defined]
+    sign_in_as(page, server, server.users[role], server.password)
 
 
 def shoot(page: object, out: Path, name: str) -> None:

@@ -106,3 +106,12 @@ def launch_chromium(executable: str) -> Iterator[Any]:
             yield browser
         finally:
             browser.close()
+
+
+def sign_in_as(page: Any, server: LiveServer, email: str, password: str = PASSWORD) -> None:
+    """Sign in through the real form in a Playwright page and wait for the landing page."""
+    page.goto(f"{server.url}/sign-in")
+    page.get_by_label("Email").fill(email)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_load_state("networkidle")

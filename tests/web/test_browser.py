@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 from services import require_chromium
 
-from web.live_server import LiveServer, launch_chromium, live_server
+from web.live_server import LiveServer, launch_chromium, live_server, sign_in_as
 
 pytestmark = pytest.mark.browser
 
@@ -58,10 +58,7 @@ def page(browser: object, console_errors: list[str]) -> Iterator[object]:
 
 
 def _sign_in(page: object, server: LiveServer, email: str, password: str) -> None:
-    page.goto(f"{server.url}/sign-in")  # type: ignore[attr-defined]
-    page.get_by_label("Email").fill(email)  # type: ignore[attr-defined]
-    page.get_by_label("Password").fill(password)  # type: ignore[attr-defined]
-    page.get_by_role("button", name="Sign in").click()  # type: ignore[attr-defined]
+    sign_in_as(page, server, email, password)
 
 
 @pytest.mark.parametrize("role", ["candidate", "interviewer", "admin"])

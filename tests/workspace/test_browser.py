@@ -21,7 +21,7 @@ import pytest
 from playwright.sync_api import expect
 from services import require_bwrap, require_chromium
 from web.axe import describe, serious_violations
-from web.live_server import LiveServer, launch_chromium, live_server
+from web.live_server import LiveServer, launch_chromium, live_server, sign_in_as
 
 from app.engine.builtin import find_builtin
 
@@ -78,14 +78,6 @@ def context(browser: Any, errors: list[str]) -> Iterator[Any]:
     assert not errors, f"browser console errors: {errors}"
 
 
-def _sign_in(page: Any, server: LiveServer, email: str, password: str) -> None:
-    page.goto(f"{server.url}/sign-in")
-    page.get_by_label("Email").fill(email)
-    page.get_by_label("Password").fill(password)
-    page.get_by_role("button", name="Sign in").click()
-    page.wait_for_load_state("networkidle")
-
-
 def _replace_file(page: Any, name: str, text: str) -> None:
     """Select the file's tab and replace its whole text with the keyboard."""
     page.get_by_role("tab", name=name).click()
@@ -110,7 +102,7 @@ def test_candidate_fixes_the_leaky_mask_and_sees_it_pass(
 ) -> None:
     leaky = find_builtin("leaky-mask")
     page = _watch(context.new_page(), errors)
-    _sign_in(page, server, server.users["candidate"], server.password)
+    sign_in_as(page, server, server.users["candidate"], server.password)
     page.get_by_role("link", name="The Leaky Mask").click()
     page.wait_for_url(re.compile(r".*/challenges/leaky-mask$"))
     expect(page.get_by_role("tab", name="model.py")).to_have_attribute("aria-selected", "true")
@@ -167,7 +159,7 @@ def test_candidate_fixes_the_leaky_mask_and_sees_it_pass(
 
 def test_scratch_console_prints_a_batch(server: LiveServer, context: Any, errors: list[str]) -> None:
     page = _watch(context.new_page(), errors)
-    _sign_in(page, server, server.users["candidate"], server.password)
+    sign_in_as(page, server, server.users["candidate"], server.password)
     page.goto(f"{server.url}/challenges/leaky-mask")
     page.get_by_role("tab", name="scratch.py").click()
     page.get_by_role("button", name="Run scratch").click()
@@ -180,13 +172,13 @@ def test_another_tab_or_device_that_is_behind_is_told(
     server: LiveServer, browser: Any, context: Any, errors: list[str]
 ) -> None:
     first = _watch(context.new_page(), errors)
-    _sign_in(first, server, server.users["candidate"], server.password)
+    sign_in_as(first, server, server.users["candidate"], server.password)
     first.goto(f"{server.url}/challenges/warm-up")
     same_browser = _watch(context.new_page(), errors)
     same_browser.goto(f"{server.url}/challenges/warm-up")
     other_device = browser.new_context()
     device = _watch(other_device.new_page(), errors)
-    _sign_in(device, server, server.users["candidate"], server.password)
+    sign_in_as(device, server, server.users["candidate"], server.password)
     device.goto(f"{server.url}/challenges/warm-up")
 
     _replace_file(first, "model.py", "# edited in the first tab\n")
@@ -210,7 +202,7 @@ def test_narrow_screen_and_keyboard_only_submit(
 ) -> None:
     ctx = browser.new_context(viewport={"width": 390, "height": 844})
     page = _watch(ctx.new_page(), errors)
-    _sign_in(page, server, server.users["candidate"], server.password)
+    sign_in_as(page, server, server.users["candidate"], server.password)
     page.goto(f"{server.url}/challenges/warm-up")
     width = page.evaluate("() => document.documentElement.scrollWidth")
     assert width <= 390, f"the page scrolls sideways at 390 px ({width} px wide)"

@@ -22,6 +22,8 @@ os.environ.pop("BROKER_URL", None)
 os.environ.setdefault("ALLOWED_HOSTS", "testserver,127.0.0.1,localhost")
 # Servers started by tests must not spend the CPU on reference warm-up (tests that need it enable it).
 os.environ.setdefault("WARM_REFERENCES", "0")
+# Nor on standby sandboxes importing torch in every pool thread (tests of warm sandboxes turn them on).
+os.environ.setdefault("WARM_SANDBOXES", "0")
 
 import pytest  # noqa: E402
 from services import (  # noqa: E402

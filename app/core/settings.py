@@ -85,6 +85,10 @@ class Settings(BaseSettings):
     coach_llm_model: str = ""
     coach_llm_api_key: str = ""
     coach_llm_timeout_seconds: float = 20.0
+    # Warm single-use sandboxes: each grading worker keeps its next sandbox started with torch
+    # imported; one waiting longer than this is replaced.
+    warm_sandboxes: bool = True
+    warm_sandbox_max_idle_seconds: float = 1800.0
 
     @property
     def is_production(self) -> bool:

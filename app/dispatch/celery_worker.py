@@ -13,10 +13,10 @@ import threading
 from typing import Any
 
 from celery.exceptions import SoftTimeLimitExceeded
-from celery.signals import worker_process_init, worker_ready, worker_shutdown
+from celery.signals import worker_process_init, worker_process_shutdown, worker_ready, worker_shutdown
 
 from app.core.settings import get_settings
-from app.dispatch import job_tasks
+from app.dispatch import job_tasks, warm_sandboxes
 from app.dispatch.celery_app import JOB_TASK_NAME, TASK_NAME, get_celery, queue_name
 from app.dispatch.grading import GradeOutcome, grade
 from app.dispatch.jobs import grade_attempt
@@ -55,6 +55,19 @@ def _fresh_connections_in_child(**_kwargs: object) -> None:
     from app.core.db import get_engine
 
     get_engine().dispose(close=False)
+
+
+@worker_process_init.connect
+def _keep_a_warm_sandbox(**_kwargs: object) -> None:
+    # Each pool process grades one attempt at a time, so it keeps one standby sandbox. Fast here:
+    # the bubblewrap probe already ran in the parent (worker_command) and its answer is inherited.
+    if get_settings().warm_sandboxes:
+        warm_sandboxes.start_keeping_warm()
+
+
+@worker_process_shutdown.connect
+def _stop_the_warm_sandbox(**_kwargs: object) -> None:
+    warm_sandboxes.stop_keeping_warm()
 
 
 @worker_ready.connect
@@ -100,6 +113,10 @@ def worker_command(*, concurrency: int = 0, loglevel: str = "info") -> int:
     if not settings.broker_url:
         log.error("dojo worker needs BROKER_URL (e.g. redis://localhost:6379/0)")
         return 2
+    if settings.warm_sandboxes:
+        from app.sandbox.bwrap_probe import bwrap_problem
+
+        bwrap_problem()  # once, before the pool processes fork: they inherit the cached answer
     # The schema belongs to `dojo serve` / `dojo migrate`; workers only read and update rows.
     workers = concurrency if concurrency > 0 else (settings.worker_concurrency or os.cpu_count() or 1)
     argv = [

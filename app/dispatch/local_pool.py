@@ -14,13 +14,15 @@ import threading
 from collections.abc import Callable
 
 from app.core.settings import get_settings
-from app.dispatch import recovery, task_recovery
+from app.dispatch import recovery, task_recovery, warm_sandboxes
 from app.dispatch.jobs import grade_attempt
 
 log = logging.getLogger(__name__)
 
 # Candidates wait on gradings; validation and rejudge runs are background work and yield to them.
 GRADING_PRIORITY, BACKGROUND_PRIORITY, STOP_PRIORITY = 1, 2, 0
+# An idle thread checks this often that its standby sandbox is still usable.
+_IDLE_CHECK_SECONDS = 60.0
 
 
 def default_concurrency() -> int:
@@ -30,11 +32,21 @@ def default_concurrency() -> int:
 
 
 class LocalPool:
-    """N grading threads fed from an in-memory priority queue, plus a sweeper for stale attempts and tasks."""
+    """N grading threads fed from an in-memory priority queue, plus a sweeper for stale attempts and tasks.
 
-    def __init__(self, *, concurrency: int | None = None, job: Callable[[int], object] | None = None) -> None:
+    With warm sandboxes on, each thread keeps its next sandbox started (app.sandbox.warm).
+    """
+
+    def __init__(
+        self,
+        *,
+        concurrency: int | None = None,
+        job: Callable[[int], object] | None = None,
+        warm: bool | None = None,
+    ) -> None:
         self.concurrency = concurrency or default_concurrency()
         self._job = job or (lambda attempt_id: grade_attempt(attempt_id, worker_prefix="local"))
+        self.warm = get_settings().warm_sandboxes if warm is None else warm
         # (priority, sequence, key, work): gradings first, then first come first served.
         self._queue: queue.PriorityQueue[tuple[int, int, str, Callable[[], object] | None]] = queue.PriorityQueue()
         self._sequence = itertools.count()
@@ -87,17 +99,27 @@ class LocalPool:
             return not self._pending
 
     def _work(self) -> None:
-        while not self._stop.is_set():
-            _priority, _n, key, work = self._queue.get()
-            if work is None:
-                return
-            try:
-                work()
-            except Exception:  # one broken job must not take a pool thread down
-                log.exception("%s: job failed", key)
-            finally:
-                with self._lock:
-                    self._pending.discard(key)
+        keeper = warm_sandboxes.start_keeping_warm() if self.warm else None
+        try:
+            while not self._stop.is_set():
+                try:
+                    _priority, _n, key, work = self._queue.get(timeout=_IDLE_CHECK_SECONDS)
+                except queue.Empty:
+                    if keeper is not None:
+                        keeper.prepare()  # replace a standby that died or waited too long
+                    continue
+                if work is None:
+                    return
+                try:
+                    work()
+                except Exception:  # one broken job must not take a pool thread down
+                    log.exception("%s: job failed", key)
+                finally:
+                    with self._lock:
+                        self._pending.discard(key)
+        finally:
+            if keeper is not None:
+                warm_sandboxes.stop_keeping_warm()
 
     def _sweep(self) -> None:
         settings = get_settings()

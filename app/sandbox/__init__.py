@@ -34,14 +34,17 @@ def _unsafe_flag_set() -> bool:
 
 
 def get_runner() -> Runner:
-    """The bubblewrap runner when it works here; the plain subprocess only with the unsafe flag."""
+    """The bubblewrap runner when it works here (using this thread's standby sandbox when it keeps one,
+    see app.sandbox.warm); the plain subprocess only with the unsafe flag."""
     from app.sandbox.bwrap_probe import bwrap_problem
 
     problem = bwrap_problem()
     if problem is None:
         from app.sandbox.bwrap_runner import BwrapRunner
+        from app.sandbox.warm import WarmRunner, current_keeper
 
-        return BwrapRunner()
+        keeper = current_keeper()
+        return WarmRunner(keeper) if keeper is not None else BwrapRunner()
     if not _unsafe_flag_set():
         raise SandboxUnavailableError(
             f"Refusing to run candidate code: bubblewrap is not usable ({problem}). Install bubblewrap "

@@ -13,7 +13,8 @@ from app.sandbox.progress import ENV_VAR as PROGRESS_ENV
 # Paths inside the sandbox.
 CANDIDATE_DIR = "/dojo/candidate"
 HARNESS_DIR = "/dojo/harness"
-INPUT_FILE = "/dojo/input.json"
+INPUT_DIR = "/dojo/input"
+INPUT_FILE = f"{INPUT_DIR}/input.json"
 OUT_DIR = "/dojo/out"
 WORK_DIR = "/dojo/work"
 LAUNCHER_DIR = "/dojo/launcher"
@@ -53,6 +54,9 @@ def build_bwrap_argv(
     limits: Limits,
     sandbox_uid: int,
     status_fd: int,
+    go_fd: int,
+    ack_fd: int,
+    preload: tuple[str, ...] = (),
     allow_processes: bool = False,
     progress_fd: int | None = None,
 ) -> list[str]:
@@ -100,5 +104,5 @@ def build_bwrap_argv(
     argv += ["--remount-ro", "/", "--chdir", WORK_DIR, "--"]
     # -S: the launcher needs only the standard library, and skipping site saves a startup.
     argv += [python, "-I", "-S", "-B", f"{LAUNCHER_DIR}/launcher.py", str(status_fd), str(limits.max_result_bytes)]
-    argv.append("fork" if allow_processes else "nofork")
+    argv += ["fork" if allow_processes else "nofork", str(go_fd), str(ack_fd), ",".join(preload)]
     return argv

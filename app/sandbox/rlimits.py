@@ -9,13 +9,18 @@ from app.sandbox.job import Limits
 from app.sandbox.procfs import process_statuses, real_uid
 
 # CPU: the kernel sends SIGXCPU at the soft limit and SIGKILL at the hard one.
-_CPU_HARD_GRACE_SECONDS = 2
+CPU_HARD_GRACE_SECONDS = 2
 
 
-def rlimit_table(limits: Limits) -> list[tuple[int, int, int]]:
-    """(resource, soft, hard) triples for a run; computed before fork so the child only calls setrlimit."""
+def rlimit_table(limits: Limits, *, extra_cpu_seconds: int = 0) -> list[tuple[int, int, int]]:
+    """(resource, soft, hard) triples for a run; computed before fork so the child only calls setrlimit.
+
+    extra_cpu_seconds: CPU allowed before the job starts (a warm sandbox's preload); the in-sandbox
+    standby lowers the limit to the job's own when the job arrives.
+    """
+    cpu = limits.cpu_seconds + extra_cpu_seconds
     return [
-        (resource.RLIMIT_CPU, limits.cpu_seconds, limits.cpu_seconds + _CPU_HARD_GRACE_SECONDS),
+        (resource.RLIMIT_CPU, cpu, cpu + CPU_HARD_GRACE_SECONDS),
         (resource.RLIMIT_AS, limits.memory_bytes, limits.memory_bytes),
         (resource.RLIMIT_DATA, limits.memory_bytes, limits.memory_bytes),
         (resource.RLIMIT_NPROC, limits.max_processes, limits.max_processes),

@@ -30,9 +30,12 @@ class SubprocessRunner:
     def run(self, job: HarnessJob) -> HarnessOutcome:
         """Run one job in a fresh temp directory and classify the outcome."""
         limits = job.limits
-        workspace = create_workspace(
-            candidate_files=job.candidate_files, job_input=job.input, parent=self.workspace_parent
-        )
+        workspace = create_workspace(parent=self.workspace_parent)
+        try:
+            workspace.fill(candidate_files=job.candidate_files, job_input=job.input)
+        except BaseException:
+            workspace.remove()
+            raise
         table = with_nproc_headroom(rlimit_table(limits))
         harness_dir = os.path.realpath(job.harness_dir)
         env = {

@@ -66,10 +66,33 @@ def run_supervised(
     read ends whose chunks go to their callback as they arrive (the progress channel); nothing
     of them is kept.
     """
-    streams = dict(stream_fds or {})
     started = time.monotonic()
+    proc = start_child(
+        argv, env=env, cwd=cwd, preexec_fn=preexec_fn, pass_fds=pass_fds, close_after_start=close_after_start
+    )
+    return supervise(
+        proc,
+        started=started,
+        wall_seconds=wall_seconds,
+        max_output_bytes=max_output_bytes,
+        extra_read_fds=extra_read_fds,
+        max_extra_bytes=max_extra_bytes,
+        stream_fds=stream_fds,
+    )
+
+
+def start_child(
+    argv: Sequence[str],
+    *,
+    env: dict[str, str],
+    cwd: str,
+    preexec_fn: Callable[[], None] | None = None,
+    pass_fds: Sequence[int] = (),
+    close_after_start: Sequence[int] = (),
+) -> subprocess.Popen[bytes]:
+    """Start argv in a session of its own with piped output; supervise() it later (or kill_group it)."""
     try:
-        proc = subprocess.Popen(
+        return subprocess.Popen(
             list(argv),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
@@ -84,6 +107,27 @@ def run_supervised(
     finally:
         for fd in close_after_start:
             os.close(fd)  # the child holds its copy; ours would keep the pipe from reaching EOF
+
+
+def supervise(
+    proc: subprocess.Popen[bytes],
+    *,
+    started: float,
+    wall_seconds: float,
+    max_output_bytes: int,
+    extra_read_fds: Sequence[int] = (),
+    max_extra_bytes: int = 0,
+    stream_fds: Mapping[int, Callable[[bytes], None]] | None = None,
+    clock_fd: int | None = None,
+    clock_wait_seconds: float = 0.0,
+) -> SupervisedRun:
+    """Drain a started child's output until it exits or hits a limit; the wall clock runs from `started`.
+
+    With clock_fd (one of extra_read_fds) the wall clock starts instead when its first bytes arrive
+    (a standby sandbox saying its job has begun), which may take up to clock_wait_seconds.
+    Whatever the outcome, the child's whole process group is killed before this returns.
+    """
+    streams = dict(stream_fds or {})
     pgid = proc.pid  # start_new_session makes the child a session and group leader
     assert proc.stdout is not None and proc.stderr is not None
     out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
@@ -104,10 +148,11 @@ def run_supervised(
         selector.register(fd, selectors.EVENT_READ)
     timed_out = output_exceeded = False
     exited_at: float | None = None
+    clock_started = clock_fd is None
     try:
         while True:
             now = time.monotonic()
-            if now - started > wall_seconds:
+            if now - started > (wall_seconds if clock_started else clock_wait_seconds):
                 timed_out = True
                 break
             if exited_at is None and proc.poll() is not None:
@@ -128,6 +173,8 @@ def run_supervised(
                 if not chunk:
                     selector.unregister(fd)
                     continue
+                if fd == clock_fd and not clock_started:
+                    clock_started, started = True, time.monotonic()
                 if fd in streams:
                     _deliver(streams[fd], chunk)
                     continue
@@ -140,6 +187,7 @@ def run_supervised(
                         selector.unregister(fd)
             if output_exceeded:
                 break
+        _drain_buffered(selector, buffers, caps)
     finally:
         selector.close()
         kill_group(pgid)
@@ -160,3 +208,17 @@ def run_supervised(
         output_exceeded=output_exceeded,
         extra={fd: bytes(buf) for fd, buf in buffers.items()},
     )
+
+
+def _drain_buffered(selector: selectors.BaseSelector, buffers: dict[int, bytearray], caps: dict[int, int]) -> None:
+    """Keep what already sits in the pipes when the loop stops early (a report written just in time)."""
+    for key in list(selector.get_map().values()):
+        fd = int(key.fd)
+        while fd in buffers and len(buffers[fd]) < caps[fd]:
+            try:
+                chunk = os.read(fd, min(65536, caps[fd] - len(buffers[fd])))
+            except (BlockingIOError, OSError):
+                break
+            if not chunk:
+                break
+            buffers[fd] += chunk

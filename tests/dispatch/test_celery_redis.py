@@ -61,7 +61,7 @@ class WorkerRig:
 
 
 @contextmanager
-def worker_rig(tmp_path: Path, count: int) -> Iterator[WorkerRig]:
+def worker_rig(tmp_path: Path, count: int, **env_overrides: str) -> Iterator[WorkerRig]:
     """A fresh data dir with the tiny scenario's reference, one queued attempt sent to `count` workers."""
     broker = redis.Redis.from_url(DISPATCH_REDIS_URL)
     broker.flushdb()
@@ -72,7 +72,7 @@ def worker_rig(tmp_path: Path, count: int) -> Iterator[WorkerRig]:
     copy_reference(Path(os.environ["DOJO_DATA_DIR"]), data)
     url = f"sqlite:///{data / 'dojo.sqlite3'}"
     env = dojo_env(DOJO_DATA_DIR=str(data), DATABASE_URL=url, BROKER_URL=DISPATCH_REDIS_URL, DOJO_QUEUE=queue,
-                   HEARTBEAT_SECONDS="0.5", STALE_AFTER_SECONDS="3", MAX_TRIES="2")
+                   HEARTBEAT_SECONDS="0.5", STALE_AFTER_SECONDS="3", MAX_TRIES="2", **env_overrides)
     subprocess.run([*dojo_command(), "migrate"], cwd=ROOT_DIR, env=env, check=True, timeout=120,
                    capture_output=True)
     engine = make_engine(url)
@@ -154,3 +154,15 @@ def test_attempt_that_kills_its_worker_twice_ends_as_crash_error(app_db: None, t
         assert done.status == "error" and done.error is not None and done.error["kind"] == "crash"
         assert done.tries == 2
         assert sum(w.poll() is None for w in rig.workers) == 1  # the survivor closed it and is still serving
+
+
+@pytest.mark.redis
+@pytest.mark.bwrap
+def test_celery_worker_grades_in_the_standby_sandbox_it_kept_warm(app_db: None, tmp_path: Path) -> None:
+    with worker_rig(tmp_path, count=1, WARM_SANDBOXES="1") as rig:
+        done = wait_for(lambda: (r := rig.row()).status in ("passed", "failed", "error") and r,
+                        timeout=180, what="the attempt to be graded")
+        log = rig.logs[0].read_text()
+        assert done.status == "passed", (done.error, log[-3000:])
+        assert "job ran in a warm standby sandbox" in log
+        assert "could not start a standby sandbox" not in log

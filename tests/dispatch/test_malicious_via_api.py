@@ -7,6 +7,7 @@ while the server keeps answering, nothing escapes and an honest submission after
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sys
 import uuid
@@ -53,12 +54,16 @@ def low_time_limits(monkeypatch: pytest.MonkeyPatch) -> None:
     """Cases that never finish are stopped after seconds, not the production minute."""
     monkeypatch.setenv("GRADING_CPU_SECONDS", "10")
     monkeypatch.setenv("GRADING_WALL_SECONDS", "20")
+    monkeypatch.setenv("WARM_SANDBOXES", "1")  # as in production: each case runs in a pool thread's standby
     get_settings.cache_clear()
     yield
     get_settings.cache_clear()
 
 
-def test_shared_malicious_cases_through_the_api_end_contained(app_db: None, low_time_limits: None) -> None:
+def test_shared_malicious_cases_through_the_api_end_contained(
+    app_db: None, low_time_limits: None, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="app.sandbox.warm")
     cases = case_dirs(acceptance_dir())
     assert len(cases) >= 12, f"shared corpus not found at {acceptance_dir()}"
     with new_session() as session:
@@ -103,6 +108,8 @@ def test_shared_malicious_cases_through_the_api_end_contained(app_db: None, low_
         for secret in secrets:
             assert secret not in shown, (name, secret)
     assert honest_view["status"] == "passed", honest_view["error"]
+    warm_jobs = [r for r in caplog.records if r.getMessage() == "job ran in a warm standby sandbox"]
+    assert len(warm_jobs) >= len(cases), "the pool threads did not grade in their standby sandboxes"
     assert not any(Path(d, "dojo_escape_canary.txt").exists() for d in CANARY_DIRS)
     host_scratch_after = {p for d in ("/tmp", "/dev/shm") for p in os.listdir(d)}
     assert not [p for p in host_scratch_after - host_scratch_before if p.startswith(("dojo_persist_", "fill.bin"))]

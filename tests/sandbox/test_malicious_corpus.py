@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from app.sandbox.bwrap_runner import BwrapRunner
+from app.sandbox.warm import WarmKeeper
 
 from .helpers import (
     FIXTURE_HARNESS,
@@ -22,6 +24,7 @@ from .helpers import (
     live_sandbox_processes,
     outcome_text,
 )
+from .runs import WARM_TEST_LIMITS, ColdRuns, WarmRuns
 
 pytestmark = pytest.mark.bwrap
 
@@ -69,6 +72,10 @@ EXPECTED: dict[str, Expect] = {
     "import_error": expect("import", contains=("ModuleNotFoundError",)),
     "kill_everything": expect("crash"),
     "mount_escape": expect("import", contains=("chroot: PermissionError",)),
+    # Nothing writable outside the sandbox's own tmpfs, and nothing of an earlier job (warm or cold) in it.
+    "plant_next": expect(
+        "import", contains=("planted in ['/dev/shm', '/dojo/out', '/dojo/work', '/tmp']; found from earlier jobs: []",)
+    ),
     "proc_environ": expect("import"),
     "ptrace_parent": expect("import", contains=("errno 1",)),
     "read_app_source": expect("import"),
@@ -123,14 +130,30 @@ def test_corpus_has_at_least_25_cases_and_every_case_has_an_expectation() -> Non
     assert sorted(set(names) - set(EXPECTED)) == []
 
 
+@pytest.fixture(scope="module")
+def warm_keeper(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WarmKeeper]:
+    """One worker slot's keeper for the whole corpus: each case runs in the standby it started."""
+    keeper = WarmKeeper(limits=WARM_TEST_LIMITS, workspace_parent=tmp_path_factory.mktemp("warm"))
+    yield keeper
+    keeper.close()
+
+
+@pytest.fixture(params=["cold", "warm"])
+def runs(request: pytest.FixtureRequest, tmp_path: Path) -> ColdRuns | WarmRuns:
+    if request.param == "cold":
+        return ColdRuns(tmp_path)
+    return WarmRuns(request.getfixturevalue("warm_keeper"))
+
+
 @pytest.mark.parametrize("case", ALL_CASES, ids=[case.name for case in ALL_CASES])
-def test_malicious_case_ends_contained_with_expected_kind(case: Path, fake_secrets: list[str], tmp_path: Path) -> None:
+def test_malicious_case_ends_contained_with_expected_kind(
+    case: Path, fake_secrets: list[str], runs: ColdRuns | WarmRuns
+) -> None:
     expected = EXPECTED[case.name]
-    runner = BwrapRunner(workspace_parent=tmp_path)
     leftovers_before = _host_leftovers()
     harness_before = _tree_digest(FIXTURE_HARNESS)
 
-    outcome = runner.run(job_for((case / "model.py").read_text()))
+    outcome = runs.run((case / "model.py").read_text())
 
     text = outcome_text(outcome)
     assert outcome.error_kind in expected.kinds, (outcome.error_kind, outcome.error_message)
@@ -141,24 +164,23 @@ def test_malicious_case_ends_contained_with_expected_kind(case: Path, fake_secre
     if outcome.error_kind is not None:
         assert outcome.error_message and len(outcome.error_message) <= 600
     assert len(outcome.stdout.encode()) <= 64 * 1024 and len(outcome.stderr.encode()) <= 64 * 1024
-    assert live_sandbox_processes() == []
-    assert live_children() == []
+    runs.assert_nothing_left()
     assert _host_leftovers() == leftovers_before
     assert _tree_digest(FIXTURE_HARNESS) == harness_before
-    assert list(tmp_path.iterdir()) == [], "the run's workspace was not removed"
-    # The next, honest submission is still graded normally.
-    follow_up = runner.run(job_for("VALUE = 'honest'"))
-    assert follow_up.ok and follow_up.result is not None and follow_up.result["value"] == "honest"
+    if isinstance(runs, ColdRuns):  # (a warm keeper's next job is the next case, in the next standby)
+        # The next, honest submission is still graded normally.
+        follow_up = runs.run("VALUE = 'honest'")
+        assert follow_up.ok and follow_up.result is not None and follow_up.result["value"] == "honest"
 
 
-def test_persist_tmp_run_twice_finds_nothing_from_the_first_run(tmp_path: Path) -> None:
-    source = (acceptance_dir() / "persist_tmp" / "model.py").read_text()
-    runner = BwrapRunner(workspace_parent=tmp_path)
-    first = runner.run(job_for(source))
-    second = runner.run(job_for(source))
+@pytest.mark.parametrize("name", ["persist_tmp", "plant_next"])
+def test_planting_case_run_twice_finds_nothing_from_the_first_run(name: str, runs: ColdRuns | WarmRuns) -> None:
+    case = next(c for c in ALL_CASES if c.name == name)
+    first = runs.run((case / "model.py").read_text())
+    second = runs.run((case / "model.py").read_text())
     for outcome in (first, second):
         assert outcome.error_kind == "import"
-        assert outcome.error_message is not None and outcome.error_message.endswith("found from earlier runs: []")
+        assert outcome.error_message is not None and outcome.error_message.endswith(": []"), outcome.error_message
 
 
 # With processes allowed (BwrapRunner(allow_processes=True)) the same cases must still be contained.

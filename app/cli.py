@@ -126,6 +126,13 @@ def _export(args: argparse.Namespace) -> int:
     return export_command(args.slug, number=args.version, target=args.output)
 
 
+def _bench(args: argparse.Namespace) -> int:
+    from app.bench.command import BenchOptions, bench_command
+
+    options = BenchOptions(scenario=args.scenario, pipeline_count=args.submissions, web_seconds=args.web_seconds)
+    return _needs_sandbox(lambda: bench_command(as_json=args.json, options=options))
+
+
 def _grade(args: argparse.Namespace) -> int:
     from app.grading.commands import grade_command
 
@@ -191,6 +198,13 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument("directory")
     grade.add_argument("--json", action="store_true")
     grade.set_defaults(func=_grade)
+
+    bench = sub.add_parser("bench", help="measure grading latency, throughput and web latency on this machine")
+    bench.add_argument("--json", action="store_true")
+    bench.add_argument("--scenario", default="leaky-mask", help="built-in scenario whose solution is submitted")
+    bench.add_argument("--submissions", type=int, default=10, help="sequential submissions for the percentiles")
+    bench.add_argument("--web-seconds", type=float, default=15.0, help="duration of the web load")
+    bench.set_defaults(func=_bench)
     return parser
 
 

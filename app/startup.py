@@ -36,6 +36,7 @@ def on_start(app: FastAPI) -> None:
     from app.core.settings import get_settings
 
     settings = get_settings()
+    queued = 0
     if settings.warm_references:
         # Validation jobs on the grading workers, dispatched below; the reports are stored in the
         # version rows, so this happens once per engine version, not once per start.
@@ -55,6 +56,12 @@ def on_start(app: FastAPI) -> None:
 
     # Local pool or Celery sender; either way queued and stale attempts are dispatched again now.
     dispatcher.start()
+    if queued and settings.reference_wait_seconds > 0:
+        # Serve only once every built-in can be graded at once: the first verdict after a start
+        # must not wait for a validation (minutes on a fresh install or a new engine version).
+        from app.scenarios.reference_wait import wait_for_validations
+
+        wait_for_validations(version_ids=[v.id for v in versions], timeout=settings.reference_wait_seconds)
 
     from app.interviews import reminders
 

@@ -12,9 +12,9 @@ import argparse
 import json
 import statistics
 import tempfile
-import time
 from pathlib import Path
 
+from app.bench.harness_times import alternate, scenario_job, time_run
 from app.sandbox.bwrap_runner import BwrapRunner
 from app.sandbox.job import HarnessJob, Limits
 from app.sandbox.subprocess_runner import SubprocessRunner
@@ -61,38 +61,6 @@ def build(vocab, dim):
 """
 
 
-def _time_run(runner, job: HarnessJob) -> float:
-    started = time.monotonic()
-    outcome = runner.run(job)
-    elapsed = time.monotonic() - started
-    if not outcome.ok:
-        raise SystemExit(f"{runner.name} run failed: {outcome.error_kind}: {outcome.error_message}")
-    return elapsed
-
-
-def _compare(plain, sandboxed, job: HarnessJob, repeats: int) -> tuple[list[float], list[float]]:
-    """Alternate the two runners so load changes on the machine hit both alike."""
-    plain_times, sandbox_times = [], []
-    for _ in range(repeats):
-        plain_times.append(_time_run(plain, job))
-        sandbox_times.append(_time_run(sandboxed, job))
-    return plain_times, sandbox_times
-
-
-def _scenario_job(slug: str, limits: Limits) -> HarnessJob:
-    """The exact job the grader builds for a built-in scenario's known-good solution."""
-    from app.engine.builtin import find_builtin
-    from app.engine.gpt_v1.bundle import harness_bundle_dir
-
-    package = find_builtin(slug)
-    if package is None:
-        raise SystemExit(f"no built-in scenario {slug!r}")
-    job_input = {"files": list(package.files), "training": dict(package.training)}
-    return HarnessJob(
-        candidate_files=dict(package.solution_files), harness_dir=harness_bundle_dir(), input=job_input, limits=limits
-    )
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeats", type=int, default=5)
@@ -105,7 +73,7 @@ def main() -> None:
     limits = Limits(cpu_seconds=300, wall_seconds=600)
     with tempfile.TemporaryDirectory() as tmp:
         if args.scenario:
-            job = _scenario_job(args.scenario, limits)
+            job = scenario_job(args.scenario, limits=limits)
         elif args.harness:
             files = {p.name: p.read_text() for p in sorted(args.candidate.glob("*.py"))} if args.candidate else {}
             job_input = json.loads(args.input.read_text()) if args.input else {}
@@ -124,10 +92,11 @@ def main() -> None:
         )
         empty = HarnessJob(candidate_files={}, harness_dir=empty_dir, input={}, limits=limits)
         plain, sandboxed = SubprocessRunner(), BwrapRunner()
-        _time_run(sandboxed, job)  # warm the page cache for both
+        time_run(sandboxed, job)  # warm the page cache for both
         results = {}
         for label, the_job in (("empty harness", empty), (args.scenario or "torch grading", job)):
-            plain_times, sandbox_times = _compare(plain, sandboxed, the_job, args.repeats)
+            paired = alternate(plain, sandboxed, the_job, args.repeats)
+            plain_times, sandbox_times = paired.plain, paired.sandboxed
             results[label] = (plain_times, sandbox_times)
             print(f"{label}: subprocess {' '.join(f'{t:.3f}' for t in plain_times)}")
             print(f"{label}: bwrap      {' '.join(f'{t:.3f}' for t in sandbox_times)}")

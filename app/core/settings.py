@@ -69,8 +69,10 @@ class Settings(BaseSettings):
     # Queued attempts whose dispatch failed or was lost (broker down or restarted) are sent again
     # by the sweeper once their last send is older than this.
     redispatch_after_seconds: float = 60.0
-    # Compute each built-in's reference measurements in the background when `dojo serve` starts.
+    # Compute each built-in's reference measurements when `dojo serve` starts (once per engine
+    # version: they are stored), and wait up to this long for them before serving (0: do not wait).
     warm_references: bool = True
+    reference_wait_seconds: float = 3600.0
     # Interview invites by email (app/interviews/mail.py): smtp://user:pass@host:port,
     # smtp+starttls://... or smtps://...; empty: no email, the link is shown once to copy.
     smtp_url: str = ""

@@ -1,0 +1,147 @@
+"""`dojo bench [--json]`: every figure of the performance issue, measured in one run on this machine.
+
+- bare_s: one harness run of the scenario's solution in a plain subprocess (no sandbox, no web);
+- sandbox_s: the same run in a cold bubblewrap sandbox;
+- a real `dojo serve` on a fresh data directory (SQLite, local pool, warm sandboxes on):
+  cold_first_verdict_s is the first submission as soon as the server answers (API submit to
+  verdict), pipeline_p50_s / pipeline_p95_s the submissions after it (one at a time, a few seconds
+  apart), throughput_per_min a batch submitted at once, web_rps / web_p95_ms 20 clients requesting
+  the signed-in dashboard and GET /api/attempts/{id} without pause;
+- the same server restarted on its data: restart_first_verdict_s.
+The machine's load average is recorded before and after: other work on the machine adds time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from app.bench import harness_times, pipeline, server
+from app.bench.web_load import web_load
+
+EMAIL = "bench-candidate@example.com"
+
+
+@dataclass(frozen=True)
+class BenchOptions:
+    scenario: str = "leaky-mask"
+    repeats: int = 3  # bare and sandboxed harness runs
+    pipeline_count: int = 10
+    pause_seconds: float = 3.0  # between sequential submissions: a person reads the verdict first
+    throughput_count: int = 8
+    web_clients: int = 20
+    web_seconds: float = 15.0
+
+
+def _load() -> list[float]:
+    return [round(x, 2) for x in os.getloadavg()]
+
+
+def run_bench(options: BenchOptions, *, say: Callable[[str], None]) -> dict[str, Any]:
+    """Measure everything; `say` gets a line per step (progress on stderr, say)."""
+    from app.engine.builtin import find_builtin
+
+    package = find_builtin(options.scenario)
+    if package is None:
+        raise ValueError(f"no built-in scenario {options.scenario!r}")
+    files = dict(package.solution_files)
+    work = Path(tempfile.mkdtemp(prefix="dojo-bench-"))
+    os.environ["DOJO_DATA_DIR"] = str(work / "harness")  # this process's harness bundle cache
+    load_before = _load()
+    details: dict[str, Any] = {"scenario": options.scenario, "cpus": os.cpu_count(), "load_before": load_before}
+
+    say(f"harness runs of {options.scenario}'s solution: plain subprocess and cold sandbox, {options.repeats} each")
+    paired = harness_times.bare_and_sandbox(options.scenario, repeats=options.repeats)
+    details.update(bare_samples_s=_rounded(paired.plain), sandbox_samples_s=_rounded(paired.sandboxed))
+
+    env = server.bench_env(work / "server", WARM_REFERENCES="1", WARM_SANDBOXES="1")
+    server.create_user(EMAIL, env=env)
+    serve = server.BenchServer(env=env, log=work / "serve.log")
+    say("fresh `dojo serve`: waiting until it answers, then the first submission")
+    try:
+        details["fresh_start_s"] = round(serve.start_and_wait(), 3)
+        client = serve.client(email=EMAIL)
+        cold = pipeline.submit_and_wait(client, scenario=options.scenario, files=files)
+        say(f"first verdict {cold.seconds:.2f} s ({cold.status}); {options.pipeline_count} more, one at a time")
+        verdicts = pipeline.sequential_latencies(client, scenario=options.scenario, files=files,
+                                                 count=options.pipeline_count, pause=options.pause_seconds)
+        say(f"throughput: {options.throughput_count} submissions at once")
+        batch = pipeline.throughput([client], scenario=options.scenario, files=files, count=options.throughput_count)
+        say(f"web: {options.web_clients} clients for {options.web_seconds:g} s")
+        page = serve.client()
+        dashboard = page.sign_in_page(EMAIL, server.PASSWORD)
+        web = web_load(host=server.HOST, port=serve.port, cookies=page.cookies, token=client.token or "",
+                       paths={"dashboard": dashboard, "api_attempt": f"/api/attempts/{cold.attempt_id}"},
+                       clients=options.web_clients, seconds=options.web_seconds)
+        client.close()
+        page.close()
+        fresh_log = serve.log_text()
+    finally:
+        serve.stop()
+    say("restart on the same data: the first submission again")
+    restarted = server.BenchServer(env=env, log=work / "restart.log")
+    try:
+        details["restart_start_s"] = round(restarted.start_and_wait(), 3)
+        client = restarted.client(email=EMAIL)
+        again = pipeline.submit_and_wait(client, scenario=options.scenario, files=files)
+        client.close()
+    finally:
+        restarted.stop()
+
+    statuses = {v.status for v in [cold, *verdicts, again]} | set(batch.statuses)
+    latencies = [v.seconds for v in verdicts]
+    bare, sandbox = harness_times.median(paired.plain), harness_times.median(paired.sandboxed)
+    p50 = pipeline.median(latencies)
+    figures: dict[str, Any] = {
+        "bare_s": round(bare, 3),
+        "sandbox_s": round(sandbox, 3),
+        "pipeline_p50_s": round(p50, 3),
+        "pipeline_p95_s": round(pipeline.percentile(latencies, 0.95), 3),
+        "cold_first_verdict_s": round(cold.seconds, 3),
+        "throughput_per_min": round(batch.per_minute, 2),
+        "web_rps": round(web.rps, 1),
+        "web_p95_ms": round(web.p95_ms(), 1),
+        "pipeline_p50_over_bare": round(p50 / bare, 3),
+        "cold_first_over_pipeline_p50": round(cold.seconds / p50, 3),
+    }
+    details.update(
+        pipeline_samples_s=_rounded(latencies), restart_first_verdict_s=round(again.seconds, 3),
+        verdict_statuses=sorted(statuses), throughput={"count": batch.count, "seconds": round(batch.seconds, 2),
+                                                       "statuses": batch.statuses},
+        web={"requests": web.requests, "errors": web.errors, "seconds": round(web.seconds, 2),
+             "p95_ms_by_path": {label: round(web.p95_ms(label), 1) for label in web.latencies_ms},
+             "p50_ms": round(pipeline.percentile([v for vs in web.latencies_ms.values() for v in vs], 0.5), 1)},
+        warm_standby_jobs=fresh_log.count("job ran in a warm standby sandbox"),
+        cold_sandbox_jobs=fresh_log.count("running the job in a cold sandbox"),
+        load_after=_load(), work_dir=str(work),
+    )  # fmt: skip
+    return {**figures, "details": details, "measured_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+
+
+def _rounded(values: list[float]) -> list[float]:
+    return [round(v, 3) for v in values]
+
+
+def bench_command(*, as_json: bool, options: BenchOptions) -> int:
+    """Run the benchmark and print the figures (JSON with --json); progress goes to stderr."""
+    import sys
+
+    def say(line: str) -> None:
+        sys.stderr.write(f"bench: {line}\n")
+        sys.stderr.flush()
+
+    figures = run_bench(options, say=say)
+    if as_json:
+        sys.stdout.write(json.dumps(figures, indent=2) + "\n")
+        return 0
+    lines = [f"{key:30s} {value}" for key, value in figures.items() if key != "details"]
+    details = figures["details"]
+    lines.append(f"{'load average before / after':30s} {details['load_before']} / {details['load_after']}")
+    sys.stdout.write("\n".join(lines) + "\n")
+    return 0

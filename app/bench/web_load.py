@@ -1,0 +1,76 @@
+"""Web latency under concurrent clients: the signed-in dashboard and GET /api/attempts/{id}."""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+
+from app.bench.http import Client
+from app.bench.pipeline import percentile
+
+
+@dataclass
+class WebLoad:
+    requests: int
+    seconds: float
+    errors: int
+    latencies_ms: dict[str, list[float]] = field(default_factory=dict)
+
+    @property
+    def rps(self) -> float:
+        return self.requests / self.seconds
+
+    def p95_ms(self, path: str | None = None) -> float:
+        values = self.latencies_ms[path] if path else [v for vs in self.latencies_ms.values() for v in vs]
+        return percentile(values, 0.95)
+
+
+def web_load(*, host: str, port: int, cookies: dict[str, str], token: str, paths: dict[str, str],
+             clients: int = 20, seconds: float = 15.0) -> WebLoad:  # fmt: skip
+    """`clients` threads, each on its own keep-alive connection, request the paths in turn without pause.
+
+    paths maps a label to a path; a label starting with "api" is requested with the bearer token,
+    the others with the session cookies. Every request is timed from send to the last byte read.
+    """
+    latencies: dict[str, list[float]] = {label: [] for label in paths}
+    errors = [0]
+    lock = threading.Lock()
+    start = threading.Barrier(clients + 1)
+    stop_at = [0.0]
+
+    def run() -> None:
+        page = Client(host, port, cookies=dict(cookies))
+        api = Client(host, port, token=token)
+        mine: dict[str, list[float]] = {label: [] for label in paths}
+        failed = 0
+        start.wait()
+        try:
+            while time.monotonic() < stop_at[0]:
+                for label, path in paths.items():
+                    client = api if label.startswith("api") else page
+                    try:
+                        response = client.get(path)
+                    except Exception:
+                        failed += 1
+                        continue
+                    mine[label].append(response.seconds * 1000)
+        finally:
+            page.close()
+            api.close()
+            with lock:
+                for label, values in mine.items():
+                    latencies[label].extend(values)
+                errors[0] += failed
+
+    threads = [threading.Thread(target=run, daemon=True) for _ in range(clients)]
+    for thread in threads:
+        thread.start()
+    stop_at[0] = time.monotonic() + seconds
+    began = time.monotonic()
+    start.wait()
+    for thread in threads:
+        thread.join()
+    elapsed = time.monotonic() - began
+    total = sum(len(v) for v in latencies.values())
+    return WebLoad(requests=total, seconds=elapsed, errors=errors[0], latencies_ms=latencies)

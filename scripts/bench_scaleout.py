@@ -55,7 +55,7 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="dojo-bench-scaleout-"))
     with private_postgres() as database_url, private_redis() as broker_url:
         env = server.bench_env(work / "data", DATABASE_URL=database_url, BROKER_URL=broker_url,
-                               WARM_REFERENCES="1", WARM_SANDBOXES="1", DOJO_QUEUE="bench-scaleout")
+                               WARM_REFERENCES="0", WARM_SANDBOXES="1", DOJO_QUEUE="bench-scaleout")
         server.create_user(EMAIL, env=env)
         web = server.BenchServer(env=env, log=work / "serve.log")
         workers = [server.DojoProcess(["worker", "--concurrency", "1"], env=env, log=work / f"worker-{n}.log")

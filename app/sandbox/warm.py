@@ -50,6 +50,9 @@ class WarmKeeper:
         self.warm_runs = 0  # jobs that ran in a standby sandbox
         self.cold_runs = 0  # jobs that had to start their own
         self._standby: Sandbox | None = None
+        # The standby belongs to the thread that keeps it (bubblewrap dies with the thread that
+        # started it); runs from other threads, e.g. a validation's helper threads, start cold.
+        self._owner = threading.get_ident()
 
     def prepare(self) -> None:
         """Make sure a usable standby is waiting: start one, or replace one that died or went stale."""
@@ -66,6 +69,8 @@ class WarmKeeper:
     def run(self, job: HarnessJob) -> HarnessOutcome:
         """Run the job in the standby when it can take it, else in a fresh sandbox; then start the next."""
         check_file_names(list(job.candidate_files))
+        if threading.get_ident() != self._owner:
+            return self._cold_runner().run(job)
         standby, self._standby = self._standby, None
         try:
             reason = self._unusable(standby, job.limits) if standby is not None else "none was ready"

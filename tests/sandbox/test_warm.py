@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -159,5 +160,23 @@ def test_the_harness_is_chosen_when_the_job_comes(tmp_path: Path) -> None:
         assert fixture.result is not None and fixture.result["value"] == "fixture"
         assert switched.result == {"other": True, "files": ["a.py", "b.py"]}
         assert FIXTURE_HARNESS.is_dir()
+    finally:
+        keeper.close()
+
+
+def test_runs_from_another_thread_start_cold_and_leave_the_standby_alone(tmp_path: Path) -> None:
+    keeper = _keeper(tmp_path, preload=())
+    try:
+        keeper.prepare()
+        standby = keeper.standby_host_pid()
+        outcomes: list = []
+        helper = threading.Thread(
+            target=lambda: outcomes.append(keeper.run(job_for("VALUE = 2", limits=WARM_TEST_LIMITS)))
+        )
+        helper.start()
+        helper.join()
+        assert outcomes[0].ok and (keeper.warm_runs, keeper.cold_runs) == (0, 0)
+        assert keeper.standby_host_pid() == standby
+        assert keeper.run(job_for("VALUE = 3", limits=WARM_TEST_LIMITS)).ok and keeper.warm_runs == 1
     finally:
         keeper.close()

@@ -180,3 +180,41 @@ def test_runs_from_another_thread_start_cold_and_leave_the_standby_alone(tmp_pat
         assert keeper.run(job_for("VALUE = 3", limits=WARM_TEST_LIMITS)).ok and keeper.warm_runs == 1
     finally:
         keeper.close()
+
+
+def test_progress_reaches_the_job_callback_from_a_standby(tmp_path: Path) -> None:
+    reporting = (
+        "import json, os\n"
+        "line = json.dumps({'stage': 'probe', 'k': 1, 'n': 2}).encode() + b'\\n'\n"
+        "os.write(int(os.environ['DOJO_PROGRESS_FD']), line)\n"
+        "VALUE = 'reported'\n"
+    )
+    keeper = _keeper(tmp_path, preload=())
+    try:
+        keeper.prepare()
+        seen: list[dict] = []
+        outcome = keeper.run(replace(job_for(reporting, limits=WARM_TEST_LIMITS), on_progress=seen.append))
+        assert outcome.ok and keeper.warm_runs == 1, outcome.error_message
+        assert seen == [{"stage": "probe", "k": 1, "n": 2}]
+    finally:
+        keeper.close()
+
+
+def test_a_scratch_run_uses_the_standby_and_finds_torch_imported(tmp_path: Path) -> None:
+    from app.engine.builtin import find_builtin
+    from app.grading.scratch import run_scratch
+    from app.sandbox.job import Limits
+    from app.sandbox.warm import WarmRunner
+
+    keeper = _keeper(tmp_path, limits=Limits())  # the grading limits; a scratch run's are tighter
+    try:
+        keeper.prepare()
+        script = "import sys\nprint('torch' in sys.modules)\nimport model\nprint('model imported')\n"
+        package = find_builtin("leaky-mask")
+        assert package is not None
+        report = run_scratch(package=package, files={"scratch.py": script}, runner=WarmRunner(keeper))
+        assert report.status == "passed" and report.scratch is not None, report.error
+        assert report.scratch.stdout == "True\nmodel imported\n"
+        assert keeper.warm_runs == 1
+    finally:
+        keeper.close()

@@ -13,7 +13,7 @@ from app.sandbox.warm import WarmKeeper
 from .helpers import TEST_LIMITS, MiB, job_for, live_children, live_sandbox_processes
 
 # torch does not import under the corpus's 512 MiB address-space cap; a warm standby preloads it.
-WARM_TEST_LIMITS = replace(TEST_LIMITS, memory_bytes=1024 * MiB)
+WARM_TEST_LIMITS = replace(TEST_LIMITS, memory_bytes=768 * MiB)
 
 
 class ColdRuns:
@@ -41,7 +41,6 @@ class WarmRuns:
         self.workspace_parent = keeper.workspace_parent
 
     def run(self, source: str) -> HarnessOutcome:
-        self.keeper.prepare()
         before = self.keeper.warm_runs
         outcome = self.keeper.run(job_for(source, limits=WARM_TEST_LIMITS))
         assert self.keeper.warm_runs == before + 1, "the job did not run in the standby sandbox"

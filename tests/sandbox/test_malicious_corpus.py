@@ -130,12 +130,13 @@ def test_corpus_has_at_least_25_cases_and_every_case_has_an_expectation() -> Non
     assert sorted(set(names) - set(EXPECTED)) == []
 
 
-@pytest.fixture(scope="module")
-def warm_keeper(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WarmKeeper]:
-    """One worker slot's keeper for the whole corpus: each case runs in the standby it started."""
-    keeper = WarmKeeper(limits=WARM_TEST_LIMITS, workspace_parent=tmp_path_factory.mktemp("warm"))
+@pytest.fixture
+def warm_keeper(tmp_path: Path) -> Iterator[WarmKeeper]:
+    """A worker slot's keeper whose standby (torch imported) is started before the case comes."""
+    keeper = WarmKeeper(limits=WARM_TEST_LIMITS, workspace_parent=tmp_path)
+    keeper.prepare()
     yield keeper
-    keeper.close()
+    keeper.close()  # and the standby started after the case, before it has done much
 
 
 @pytest.fixture(params=["cold", "warm"])

@@ -127,9 +127,12 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from app.bench.command import BenchOptions, bench_command
 
-    options = BenchOptions(scenario=args.scenario, pipeline_count=args.submissions, web_seconds=args.web_seconds)
+    options = BenchOptions(scenario=args.scenario, pipeline_count=args.submissions, web_seconds=args.web_seconds,
+                           data_dir=Path(args.data_dir).resolve() if args.data_dir else None)
     return _needs_sandbox(lambda: bench_command(as_json=args.json, options=options))
 
 
@@ -204,6 +207,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--scenario", default="leaky-mask", help="built-in scenario whose solution is submitted")
     bench.add_argument("--submissions", type=int, default=10, help="sequential submissions for the percentiles")
     bench.add_argument("--web-seconds", type=float, default=15.0, help="duration of the web load")
+    bench.add_argument("--data-dir", help="keep the server's data here; a second run skips the first start")
     bench.set_defaults(func=_bench)
     return parser
 

@@ -55,13 +55,17 @@ def on_start(app: FastAPI) -> None:
     from app.dispatch import dispatcher
 
     # Local pool or Celery sender; either way queued and stale attempts are dispatched again now.
-    dispatcher.start()
+    active = dispatcher.start()
     if queued and settings.reference_wait_seconds > 0:
         # Serve only once every built-in can be graded at once: the first verdict after a start
         # must not wait for a validation (minutes on a fresh install or a new engine version).
         from app.scenarios.reference_wait import wait_for_validations
 
         wait_for_validations(version_ids=[v.id for v in versions], timeout=settings.reference_wait_seconds)
+    from app.dispatch.local_pool import LocalPool
+
+    if isinstance(active, LocalPool) and active.warm and not active.wait_until_warm():
+        log.warning("serving before the grading threads' standby sandboxes were ready")
 
     from app.interviews import reminders
 

@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 from app.bench import pipeline, server  # noqa: E402
 from app.bench.services import private_postgres, private_redis  # noqa: E402
 
-EMAIL = "scaleout@example.com"
+EMAIL = "scaleout-{n}@example.com"
 
 
 def _load() -> str:
@@ -56,27 +56,28 @@ def main() -> int:
     with private_postgres() as database_url, private_redis() as broker_url:
         env = server.bench_env(work / "data", DATABASE_URL=database_url, BROKER_URL=broker_url,
                                WARM_REFERENCES="0", WARM_SANDBOXES="1", DOJO_QUEUE="bench-scaleout")
-        server.create_user(EMAIL, env=env)
+        emails = server.create_users([EMAIL.format(n=n) for n in range(args.count)], env=env)
         web = server.BenchServer(env=env, log=work / "serve.log")
         workers = [server.DojoProcess(["worker", "--concurrency", "1"], env=env, log=work / f"worker-{n}.log")
                    for n in range(2)]
         rates = []
         try:
             web.start_and_wait()
-            client = web.client(email=EMAIL)
+            clients = [web.client(email=email) for email in emails]  # one grading at a time per candidate
             for count_workers in (1, 2):
                 workers[count_workers - 1].start()
                 _wait_ready(workers[count_workers - 1])
                 # Not timed: the reference (first time only) and each worker's first standby sandbox.
-                pipeline.throughput([client], scenario=args.scenario, files=files, count=count_workers)
+                pipeline.throughput(clients, scenario=args.scenario, files=files, count=count_workers)
                 time.sleep(3)  # the standbys finish importing torch, as they would between real submissions
                 print(f"{count_workers} worker(s): load before {_load()}")
-                result = pipeline.throughput([client], scenario=args.scenario, files=files, count=args.count)
+                result = pipeline.throughput(clients, scenario=args.scenario, files=files, count=args.count)
                 rates.append(result.per_minute)
                 print(f"{count_workers} worker(s): {result.count} submissions in {result.seconds:.1f} s -> "
                       f"{result.per_minute:.1f} graded submissions/minute; statuses {result.statuses}; "
                       f"load after {_load()}")
-            client.close()
+            for client in clients:
+                client.close()
         finally:
             for worker in workers:
                 worker.stop()

@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from app.bench import pipeline, server  # noqa: E402
 
-EMAIL = "throughput@example.com"
+EMAIL = "throughput-{n}@example.com"
 
 
 def main() -> int:
@@ -43,16 +43,17 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="dojo-bench-"))
     env = server.bench_env(work / "data", WARM_REFERENCES="0", WARM_SANDBOXES="0" if args.cold else "1",
                            WORKER_CONCURRENCY=str(args.concurrency))
-    server.create_user(EMAIL, env=env)
+    emails = server.create_users([EMAIL.format(n=n) for n in range(args.count)], env=env)
     serve = server.BenchServer(env=env, log=work / "serve.log")
     try:
         serve.start_and_wait()
-        client = serve.client(email=EMAIL)
-        first = pipeline.submit_and_wait(client, scenario=args.scenario, files=files)
+        clients = [serve.client(email=email) for email in emails]  # one grading at a time per candidate
+        first = pipeline.submit_and_wait(clients[0], scenario=args.scenario, files=files)
         print(f"reference and first grading (not timed): {first.seconds:.1f} s")
         print(f"load before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-        result = pipeline.throughput([client], scenario=args.scenario, files=files, count=args.count)
-        client.close()
+        result = pipeline.throughput(clients, scenario=args.scenario, files=files, count=args.count)
+        for client in clients:
+            client.close()
     finally:
         serve.stop()
     print(f"cores: {os.cpu_count()}; pool concurrency: {args.concurrency or os.cpu_count()}; "

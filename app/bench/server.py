@@ -49,15 +49,23 @@ def bench_env(data_dir: Path, **overrides: str) -> dict[str, str]:
     return env
 
 
-def run_dojo(args: list[str], *, env: dict[str, str]) -> None:
-    """Run a short `dojo` command to completion (migrate, create-user)."""
-    subprocess.run([*dojo_command(), *args], cwd=ROOT_DIR, env=env, check=True, capture_output=True, timeout=600)
-
-
-def create_user(email: str, *, env: dict[str, str], role: str = "candidate") -> str:
-    """Create a user with the bench password; returns the email."""
-    run_dojo(["create-user", "--email", email, "--password", PASSWORD, "--role", role], env=env)
-    return email
+def create_users(emails: list[str], *, env: dict[str, str]) -> list[str]:
+    """Candidates with the bench password, in one process (a candidate grades one submission at a
+    time, so a batch needs as many candidates as submissions)."""
+    code = (
+        "import sys\n"
+        "from app.core.db import get_engine, new_session\n"
+        "from app.core.migrate import upgrade_to_head\n"
+        "from app.users.service import create_user\n"
+        "upgrade_to_head(get_engine())\n"
+        "with new_session() as session:\n"
+        "    for email in sys.argv[2:]:\n"
+        "        create_user(session=session, email=email, password=sys.argv[1], role='candidate')\n"
+        "    session.commit()\n"
+    )
+    subprocess.run([sys.executable, "-c", code, PASSWORD, *emails], cwd=ROOT_DIR, env=env, check=True,
+                   capture_output=True, timeout=600)  # fmt: skip
+    return emails
 
 
 class DojoProcess:

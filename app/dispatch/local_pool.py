@@ -11,6 +11,7 @@ import logging
 import os
 import queue
 import threading
+import time
 from collections.abc import Callable
 
 from app.core.settings import get_settings
@@ -23,6 +24,8 @@ log = logging.getLogger(__name__)
 GRADING_PRIORITY, BACKGROUND_PRIORITY, STOP_PRIORITY = 1, 2, 0
 # An idle thread checks this often that its standby sandbox is still usable.
 _IDLE_CHECK_SECONDS = 60.0
+# How long a new thread's first standby may take to import torch before the pool counts as started.
+_WARM_START_SECONDS = 120.0
 
 
 def default_concurrency() -> int:
@@ -54,6 +57,7 @@ class LocalPool:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
+        self._warmed = threading.Semaphore(0)  # one release per thread whose first standby is ready (or none)
 
     def enqueue(self, attempt_id: int) -> None:
         """Queue an attempt once; an id already waiting is not queued again."""
@@ -85,6 +89,13 @@ class LocalPool:
         task_recovery.recover_on_start(enqueue=self.enqueue_task)
         log.info("local grading pool started with %d worker(s)", self.concurrency)
 
+    def wait_until_warm(self, timeout: float = _WARM_START_SECONDS) -> bool:
+        """Wait until every thread's first standby sandbox has torch imported (True), at most `timeout`
+        seconds: `dojo serve` does, so the first grading after a start is as fast as any other."""
+        deadline = time.monotonic() + timeout
+        return all(self._warmed.acquire(timeout=max(0.0, deadline - time.monotonic()))
+                   for _ in range(self.concurrency))  # fmt: skip
+
     def stop(self, timeout: float = 10.0) -> None:
         """Stop taking work; gradings still running after the timeout are recovered on next start."""
         self._stop.set()
@@ -100,6 +111,9 @@ class LocalPool:
 
     def _work(self) -> None:
         keeper = warm_sandboxes.start_keeping_warm() if self.warm else None
+        if keeper is not None:
+            keeper.wait_ready(_WARM_START_SECONDS)
+        self._warmed.release()
         try:
             while not self._stop.is_set():
                 try:

@@ -56,6 +56,7 @@ def build_bwrap_argv(
     status_fd: int,
     go_fd: int,
     ack_fd: int,
+    ready_fd: int,
     preload: tuple[str, ...] = (),
     allow_processes: bool = False,
     progress_fd: int | None = None,
@@ -104,5 +105,5 @@ def build_bwrap_argv(
     argv += ["--remount-ro", "/", "--chdir", WORK_DIR, "--"]
     # -S: the launcher needs only the standard library, and skipping site saves a startup.
     argv += [python, "-I", "-S", "-B", f"{LAUNCHER_DIR}/launcher.py", str(status_fd), str(limits.max_result_bytes)]
-    argv += ["fork" if allow_processes else "nofork", str(go_fd), str(ack_fd), ",".join(preload)]
+    argv += ["fork" if allow_processes else "nofork", str(go_fd), str(ack_fd), str(ready_fd), ",".join(preload)]
     return argv

@@ -12,6 +12,7 @@ import contextlib
 import json
 import logging
 import os
+import select
 import subprocess
 import sys
 import time
@@ -81,6 +82,7 @@ class Sandbox:
         self._fds = fds
         self._stack = stack
         self._used = False
+        self._ready = False
 
     @property
     def host_pid(self) -> int:
@@ -90,6 +92,17 @@ class Sandbox:
     def alive(self) -> bool:
         """The sandbox's process tree is still there (it may still be preloading)."""
         return self._proc.poll() is None
+
+    def wait_ready(self, timeout: float) -> bool:
+        """Wait up to `timeout` seconds until the standby has preloaded its modules; True when it has."""
+        fd = self._fds.get("ready")
+        if fd is None:
+            return self._ready
+        readable, _, _ = select.select([fd], [], [], max(0.0, timeout))
+        if readable:
+            self._ready = os.read(fd, 1) == b"1"
+            self._close_fd("ready")
+        return self._ready
 
     def run(self, job: HarnessJob) -> SandboxRun:
         """Deliver the job, run it to its end or its limits and classify the outcome. Once only."""
@@ -205,12 +218,13 @@ def _launch(
         fds["status"], status_w = os.pipe()
         go_r, fds["go"] = os.pipe()
         fds["ack"], ack_w = os.pipe()
+        fds["ready"], ready_w = os.pipe()
         # The progress channel exists from the start; the job's callback reads it once the job runs.
         fds["progress"], progress_w = os.pipe()
-        child_ends += [status_w, go_r, ack_w, progress_w]
+        child_ends += [status_w, go_r, ack_w, ready_w, progress_w]
         sandbox_argv = cmd.build_bwrap_argv(
             bwrap=bwrap, python=python, mounts=mounts, limits=spec.limits, sandbox_uid=uid, status_fd=status_w,
-            go_fd=go_r, ack_fd=ack_w, preload=spec.preload, allow_processes=spec.allow_processes,
+            go_fd=go_r, ack_fd=ack_w, ready_fd=ready_w, preload=spec.preload, allow_processes=spec.allow_processes,
             progress_fd=progress_w,
         )  # fmt: skip
         # Arguments and the seccomp program go through pipes: the sandbox can read pid 1's

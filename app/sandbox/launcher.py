@@ -1,12 +1,12 @@
 """Runs INSIDE the sandbox as its first process: starts the harness, then reports back on a pipe.
 
 Stdlib only (the app is not visible in the sandbox; result_file.py, seccomp.py and standby.py are
-bound next to this file). argv: STATUS_FD MAX_RESULT_BYTES fork|nofork GO_FD ACK_FD PRELOAD.
+bound next to this file). argv: STATUS_FD MAX_RESULT_BYTES fork|nofork GO_FD ACK_FD READY_FD PRELOAD.
 Protocol on the status fd:
   {"started": true}\\n                       as soon as the launcher runs
   {"rc": int, "cpu": float, "read": str}\\n  after the harness exits; then the raw result bytes.
 The harness process is standby.py, which may preload modules and waits on GO_FD for its one job
-(see there); it alone holds GO_FD and ACK_FD. The launcher makes itself non-dumpable so candidate
+(see there); it alone holds GO_FD, ACK_FD and READY_FD. The launcher makes itself non-dumpable so candidate
 code (same uid) cannot ptrace it or open its fds. With "nofork" the harness gets a seccomp filter
 that refuses new processes.
 """
@@ -50,7 +50,7 @@ def main() -> None:
     status_fd = int(sys.argv[1])
     max_result_bytes = int(sys.argv[2])
     no_fork = sys.argv[3] == "nofork"
-    go_fd, ack_fd, preload = int(sys.argv[4]), int(sys.argv[5]), sys.argv[6]
+    go_fd, ack_fd, ready_fd, preload = int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6]), sys.argv[7]
     os.set_inheritable(status_fd, False)
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
@@ -58,17 +58,17 @@ def main() -> None:
     program = no_fork_program() if no_fork else None
     preexec = _filter_installer(libc, program) if program else None
     standby = os.path.join(os.path.dirname(os.path.abspath(__file__)), "standby.py")
-    argv = [sys.executable, "-I", "-B", standby, str(go_fd), str(ack_fd), preload]
+    argv = [sys.executable, "-I", "-B", standby, str(go_fd), str(ack_fd), str(ready_fd), preload]
     # The progress pipe (display only) is the one descriptor the harness keeps once it runs.
     progress = os.environ.get("DOJO_PROGRESS_FD", "")
-    pass_fds = (go_fd, ack_fd, *((int(progress),) if progress.isdigit() else ()))
+    pass_fds = (go_fd, ack_fd, ready_fd, *((int(progress),) if progress.isdigit() else ()))
     try:
         child = subprocess.Popen(argv, close_fds=True, pass_fds=pass_fds, preexec_fn=preexec)
     except OSError:
         child = None
     finally:
-        os.close(go_fd)
-        os.close(ack_fd)
+        for fd in (go_fd, ack_fd, ready_fd):
+            os.close(fd)
     rc = child.wait() if child is not None else 127
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     data, reason = read_capped_file(os.environ["DOJO_OUT"], RESULT_NAME, max_bytes=max_result_bytes)

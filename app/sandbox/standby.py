@@ -5,11 +5,12 @@ can keep a sandbox ready with torch already imported. Until the job message arri
 job is in the sandbox: the candidate, harness and input directories are empty read-only binds that
 the trusted side fills just before it sends the message, and this process runs no untrusted code.
 
-Protocol (argv: GO_FD ACK_FD PRELOAD, PRELOAD a comma-separated list of modules, maybe empty):
-  GO_FD  (read)  one JSON object {"cpu_seconds": int, "cpu_grace": int}, then EOF. EOF alone means
-                 the sandbox is retired without a job: exit without running anything.
-  ACK_FD (write) {"accepted": true, "warm_cpu": float}\\n once the job's CPU limit is set, just
-                 before the harness starts; then closed, so the candidate can never write to it.
+Protocol (argv: GO_FD ACK_FD READY_FD PRELOAD, PRELOAD a comma-separated list of modules, maybe empty):
+  READY_FD (write) one byte once the modules are imported; then closed.
+  GO_FD    (read)  one JSON object {"cpu_seconds": int, "cpu_grace": int}, then EOF. EOF alone means
+                   the sandbox is retired without a job: exit without running anything.
+  ACK_FD   (write) {"accepted": true, "warm_cpu": float}\\n once the job's CPU limit is set, just
+                   before the harness starts; then closed, so the candidate can never write to it.
 """
 
 import json
@@ -44,9 +45,11 @@ def _limit_cpu_from_now(cpu_seconds, grace):
 
 
 def main():
-    go_fd, ack_fd = int(sys.argv[1]), int(sys.argv[2])
-    for name in filter(None, sys.argv[3].split(",")):
+    go_fd, ack_fd, ready_fd = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+    for name in filter(None, sys.argv[4].split(",")):
         __import__(name)
+    os.write(ready_fd, b"1")
+    os.close(ready_fd)
     message = _read_all(go_fd)
     os.close(go_fd)
     if not message:

@@ -92,6 +92,10 @@ class WarmKeeper:
         finally:
             self.prepare()
 
+    def wait_ready(self, timeout: float) -> bool:
+        """Wait until the standby has torch imported (True), or for `timeout` seconds (False)."""
+        return self._standby is not None and self._standby.wait_ready(timeout)
+
     def close(self) -> None:
         """Stop the standby (when the worker stops)."""
         self._drop_standby()

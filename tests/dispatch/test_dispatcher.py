@@ -45,3 +45,32 @@ def test_without_broker_the_local_pool_runs_with_one_worker_per_core(monkeypatch
     finally:
         dispatcher.stop()
     assert dispatcher.active() is None
+
+
+@pytest.mark.bwrap
+def test_a_warm_pool_starts_with_every_threads_standby_ready(app_db: None) -> None:
+    from app.sandbox.procfs import process_statuses
+
+    pool = LocalPool(concurrency=2, job=lambda _attempt_id: None, warm=True)
+    pool.start()
+    try:
+        assert pool.wait_until_warm(timeout=180)
+    finally:
+        pool.stop()
+    # Stopping the pool ends its standbys: no process of ours is left in a sandbox pid namespace.
+    mine = [pid for pid, fields in process_statuses()
+            if len(fields.get("NSpid", "").split()) >= 2 and _descends_from(pid, os.getpid())]
+    assert mine == []
+
+
+def _descends_from(pid: int, ancestor: int) -> bool:
+    from pathlib import Path
+
+    while pid > 1:
+        try:
+            pid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError):
+            return False
+        if pid == ancestor:
+            return True
+    return False

@@ -60,9 +60,11 @@ def candidate_training(training: TrainingSummary | None) -> dict[str, Any] | Non
 
 def attempt_view(*, session: Session, attempt: Attempt, viewer: User) -> dict[str, Any]:
     """The API's attempt object for this viewer."""
-    version = session.get(ScenarioVersion, attempt.scenario_version_id)
-    assert version is not None
-    slug = session.scalar(select(Scenario.slug).where(Scenario.id == version.scenario_id))
+    # The version's number and slug only: its package and reference are large JSON.
+    version_number, slug = session.execute(
+        select(ScenarioVersion.version, Scenario.slug).join(Scenario, Scenario.id == ScenarioVersion.scenario_id)
+        .where(ScenarioVersion.id == attempt.scenario_version_id)
+    ).one()
     result = GradeResult.from_stored(attempt.result)
     staff = viewer.role in (Role.interviewer.value, Role.admin.value)
     tests = result.tests if result else []
@@ -70,7 +72,7 @@ def attempt_view(*, session: Session, attempt: Attempt, viewer: User) -> dict[st
     view: dict[str, Any] = {
         "id": attempt.id,
         "scenario": slug,
-        "version": version.version,
+        "version": version_number,
         "kind": attempt.kind,
         "status": attempt.status,
         "error": _error_view(attempt.error),

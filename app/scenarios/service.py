@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from sqlalchemy import func, select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, defer
 
 from app.core.db import utcnow
 from app.scenarios.models import Scenario, ScenarioVersion
 
 PUBLISHED = "published"
 RETIRED = "retired"
+# Large JSON columns (tens of kilobytes each) that listings leave unloaded.
+_LISTING_SKIPS = (ScenarioVersion.reference, ScenarioVersion.validation, ScenarioVersion.content)
 
 
 def sync_builtin_scenarios(*, session: Session) -> list[ScenarioVersion]:
@@ -68,8 +70,12 @@ def latest_version(*, session: Session, scenario_id: int) -> ScenarioVersion | N
     )
 
 
-def list_published(*, session: Session) -> list[ScenarioVersion]:
-    """The newest published version of every scenario that is not archived, easiest first."""
+def list_published(*, session: Session, with_content: bool = True) -> list[ScenarioVersion]:
+    """The newest published version of every scenario that is not archived, easiest first.
+
+    The large JSON columns a listing never shows are not loaded (reading them later costs a query
+    each): the reference and validation always, the package unless with_content.
+    """
     newest = (
         select(ScenarioVersion.scenario_id, func.max(ScenarioVersion.version).label("version"))
         .where(ScenarioVersion.status == PUBLISHED)
@@ -82,6 +88,7 @@ def list_published(*, session: Session) -> list[ScenarioVersion]:
               & (ScenarioVersion.version == newest.c.version))
         .join(Scenario, Scenario.id == ScenarioVersion.scenario_id)
         .where(Scenario.archived.is_(False))
+        .options(*(defer(c) for c in _LISTING_SKIPS if not (with_content and c is ScenarioVersion.content)))
     ).all()
     order = {"easy": 0, "medium": 1, "hard": 2}
     return sorted(rows, key=lambda v: (order.get(v.difficulty, 3), v.title))

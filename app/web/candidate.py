@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request
 from sqlalchemy import select
+from sqlalchemy.orm import load_only
 from starlette.responses import Response
 
 from app.attempts.models import Attempt
@@ -20,10 +21,12 @@ RECENT_ATTEMPTS = 50
 @router.get("/candidate", name="candidate_dashboard")
 def candidate_dashboard(request: Request, user: CurrentUser, session: SessionDep) -> Response:
     """Challenges to practise and the signed-in user's attempts (every role may practise)."""
-    challenges = scenarios_service.list_published(session=session)
+    challenges = scenarios_service.list_published(session=session, with_content=False)
     slugs = dict(session.execute(select(Scenario.id, Scenario.slug)).all())
     attempts = session.execute(
         select(Attempt, ScenarioVersion.title, ScenarioVersion.version)
+        # Only what the table shows: an attempt's files and result are tens of kilobytes each.
+        .options(load_only(Attempt.id, Attempt.kind, Attempt.status, Attempt.created_at))
         .join(ScenarioVersion, ScenarioVersion.id == Attempt.scenario_version_id)
         .where(Attempt.user_id == user.id)
         .order_by(Attempt.created_at.desc(), Attempt.id.desc())

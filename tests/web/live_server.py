@@ -60,8 +60,10 @@ def _wait_healthy(url: str, proc: subprocess.Popen[bytes], log: Path, timeout: f
 
 
 @contextmanager
-def live_server(data_dir: Path) -> Iterator[LiveServer]:
-    """Migrate a fresh SQLite database, create one user per role, serve it, stop it afterwards."""
+def live_server(data_dir: Path, **settings: str) -> Iterator[LiveServer]:
+    """Migrate a fresh SQLite database, create one user per role, serve it, stop it afterwards.
+
+    `settings` are environment variables for the server (e.g. WARM_SANDBOXES="1")."""
     data_dir.mkdir(parents=True, exist_ok=True)
     env = {key: value for key, value in os.environ.items() if key not in {"BROKER_URL", "DATABASE_URL", "SECRET_KEY"}}
     env.update({
@@ -70,6 +72,7 @@ def live_server(data_dir: Path) -> Iterator[LiveServer]:
         "WORKER_CONCURRENCY": "1",
         "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
         "PYTHONUNBUFFERED": "1",
+        **settings,
     })
     _dojo(env, "migrate")
     users = {role: f"{role}@dojo.example" for role in ROLES}

@@ -2,9 +2,10 @@
 
 One server and one browser for the module. The flow: open The Leaky Mask from the dashboard, edit by
 keyboard, Run and watch progress, Submit by keyboard alone, see Passed with the chart, the maps and
-tips, reload and keep the draft, read a history diff, print a batch in the scratch console; a second
-tab that is behind is told; an interview refuses work after its deadline. axe-core finds nothing
-serious; the browser console stays clean; a 390 px screenshot is taken.
+tips, reload and keep the draft, read a history diff, print a batch in the scratch console (every run
+in a pool thread's warm standby sandbox, as in production); a second tab that is behind is told; an
+interview refuses work after its deadline. axe-core finds nothing serious; the browser console stays
+clean; a 390 px screenshot is taken.
 """
 
 from __future__ import annotations
@@ -40,8 +41,14 @@ QUESTIONS = {
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     require_chromium()
     require_bwrap()
-    with live_server(tmp_path_factory.mktemp("workspace") / "data") as running:
+    # Warm sandboxes as in production: Run, Submit and scratch runs go to the pool thread's standby.
+    with live_server(tmp_path_factory.mktemp("workspace") / "data", WARM_SANDBOXES="1") as running:
         yield running
+
+
+def _warm_jobs(server: LiveServer) -> int:
+    """Jobs the server ran in a warm standby sandbox so far (its log says so for each)."""
+    return (server.data_dir / "server.log").read_text(errors="replace").count("job ran in a warm standby sandbox")
 
 
 @pytest.fixture(scope="module")
@@ -126,9 +133,14 @@ def test_candidate_fixes_the_leaky_mask_and_sees_it_pass(
     for question, answer in QUESTIONS.items():
         page.get_by_label(question).fill(answer)
     # Submit by keyboard: Ctrl+Shift+Enter from the editor.
+    warm_before = _warm_jobs(server)
     page.get_by_label("Editor: model.py").click()
     page.keyboard.press("Control+Shift+Enter")
+    # The harness's own progress (sent from inside the standby sandbox) reaches the page.
+    expect(_results(page).locator(".stage")).to_have_text(
+        re.compile("Probe|Tiny training run|Random-token leak probe|Checking"), timeout=GRADING_TIMEOUT_MS)
     expect(_results(page).locator(".verdict-label")).to_have_text("Passed", timeout=GRADING_TIMEOUT_MS)
+    assert _warm_jobs(server) > warm_before
     expect(page.locator("#results-status")).to_have_text("Results: Passed")
     expect(page.get_by_role("img", name="Loss curves")).to_be_visible()
     expect(page.get_by_role("img", name="Influence map of your trained model")).to_be_visible()
@@ -162,10 +174,12 @@ def test_scratch_console_prints_a_batch(server: LiveServer, context: Any, errors
     sign_in_as(page, server, server.users["candidate"], server.password)
     page.goto(f"{server.url}/challenges/leaky-mask")
     page.get_by_role("tab", name="scratch.py").click()
+    warm_before = _warm_jobs(server)
     page.get_by_role("button", name="Run scratch").click()
     console = page.get_by_role("region", name="Scratch console")
     expect(console.get_by_label("Standard output")).to_contain_text("x[0]: ", timeout=GRADING_TIMEOUT_MS)
     expect(console).to_contain_text("Exit status: 0")
+    assert _warm_jobs(server) > warm_before
 
 
 def test_another_tab_or_device_that_is_behind_is_told(

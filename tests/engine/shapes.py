@@ -13,24 +13,13 @@ edit written into that shape, with the tests that must catch it.
 
 from __future__ import annotations
 
-from variants import Variant
+from bug_fixtures import d, t
+from variants import Variant, m
 
 NANOGPT_LAST_ONLY = ("            logits = self.lm_head(x[:, [-1], :])"
                      " # note: using list [-1] to preserve the time dim\n")
 NANOGPT_GENERATE = "    def generate(self, idx, max_new_tokens, temperature=1.0, top_k=None):\n"
 NANOGPT_SAMPLE = "            idx_next = torch.multinomial(probs, num_samples=1)\n"
-
-
-def m(old: str, new: str) -> tuple[str, str, str]:
-    return ("model.py", old, new)
-
-
-def d(old: str, new: str) -> tuple[str, str, str]:
-    return ("data.py", old, new)
-
-
-def t(old: str, new: str) -> tuple[str, str, str]:
-    return ("train.py", old, new)
 
 
 CORRECT_SHAPES = [

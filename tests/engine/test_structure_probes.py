@@ -100,3 +100,20 @@ def test_softmax_in_float32_passes_the_attention_tests(measure, reference):
     verdicts = _verdicts(measure(files, probes=STRUCTURE_PROBES), reference)
     for test_id in ("attention.rows-sum-to-one", "attention.rows-zero-on-future", "attention.score-scale"):
         assert verdicts[test_id].passed and verdicts[test_id].applicable, verdicts[test_id].message
+
+
+@pytest.mark.parametrize(("query", "scores", "correct"), [
+    ("q * (1.0 / math.sqrt(k.size(-1)))", "q @ k.transpose(-2, -1)", True),  # the scale applied to q first
+    ("q * (1.0 / math.sqrt(k.size(-1)))", "(q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))", False),
+    ("q / math.sqrt(C)", "q @ k.transpose(-2, -1)", False),
+])
+def test_scale_applied_to_the_query_counts_once(query, scores, correct, measure, reference):
+    files = solution_files()
+    model = files["model.py"].replace(
+        "        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))  # (B, nh, T, T)\n",
+        f"        q = {query}\n        att = {scores}  # (B, nh, T, T)\n")
+    assert model != files["model.py"]
+    files["model.py"] = model
+    verdicts = _verdicts(measure(files, probes=["attention_scale"]), reference)
+    scale = verdicts["attention.score-scale"]
+    assert scale.applicable and scale.passed == correct, scale.message

@@ -68,7 +68,8 @@ def _sites(trace):
             q, k = product.inputs
             hs = round(q.numel() * BLOCK / product.outputs[0].numel())
             factor = scale_factor(trace, q) * scale_factor(trace, k)
-            sites.append(("softmax", call.inputs[0], product.outputs[0], factor, hs))
+            if hs >= 1 and factor != 0.0:
+                sites.append(("softmax", call.inputs[0], product.outputs[0], factor, hs))
     return sites
 
 
@@ -80,12 +81,13 @@ def _centred_lower(scores):
 
 
 def _softmax_scale(first, second):
-    """Scale of the scores against their q k^T product: the difference between two inputs cancels
-    whatever does not depend on the input (masks, position biases such as ALiBi)."""
+    """Scale of the scores against the q k^T product of the unscaled q and k (the matmul's product
+    divided by the constant factors already applied to q or k): the difference between two inputs
+    cancels whatever does not depend on the input (masks, position biases such as ALiBi)."""
     _, s1, p1, factor, hs = first
     _, s2, p2, _, _ = second
     ds = _centred_lower(s1) - _centred_lower(s2)
-    dp = (_centred_lower(p1) - _centred_lower(p2)) * factor
+    dp = (_centred_lower(p1) - _centred_lower(p2)) / factor
     keep = torch.isfinite(ds) & torch.isfinite(dp)
     ds, dp = ds[keep], dp[keep]
     if not dp.numel() or float(dp.abs().max()) == 0.0:

@@ -22,8 +22,8 @@ from app.users.models import Role, User
 CANDIDATE_BASELINE_FIELDS = frozenset({
     "baseline_val_loss", "baseline_final_val_loss", "baseline_train_loss", "baseline_sample", "baseline_influence",
 })
-HIDDEN_PASSED = "Hidden check passed."
-HIDDEN_FAILED = "Hidden check failed."
+HIDDEN_MESSAGES = {"passed": "Hidden check passed.", "failed": "Hidden check failed.",
+                   "not_applicable": "Hidden check does not apply to how this code is written."}
 HIDDEN_NOT_RUN = "Hidden check not run"  # + the reason: an unmet interface item or the candidate's own crash
 
 
@@ -34,19 +34,20 @@ def _iso(moment: datetime | None) -> str | None:
 
 
 def candidate_tests(tests: list[TestResult]) -> list[dict[str, Any]]:
-    """Tests as a candidate sees them: hidden ones anonymised, only verdict and component kept."""
+    """Tests as a candidate sees them: hidden ones anonymised, only status and component kept. A test
+    that was not run keeps its reason (an unmet interface item or the candidate's own crash, never a
+    test id), so it reads as not run rather than failed."""
     shown, hidden_count = [], 0
     for test in tests:
+        seen = {"component": test.component, "passed": test.passed, "status": test.status,
+                "reason": test.reason if test.status == "not_run" else None}
         if test.public:
-            shown.append({"id": test.id, "component": test.component, "passed": test.passed,
-                          "message": test.message, "hidden": False})
+            shown.append({"id": test.id, **seen, "message": test.message, "hidden": False})
             continue
         hidden_count += 1
-        message = HIDDEN_PASSED if test.passed else HIDDEN_FAILED
-        if test.status == "not_run":
-            message = f"{HIDDEN_NOT_RUN}: {test.reason}."
-        shown.append({"id": f"hidden-{hidden_count}", "component": test.component, "passed": test.passed,
-                      "message": message, "hidden": True})
+        message = (f"{HIDDEN_NOT_RUN}: {test.reason}." if test.status == "not_run"
+                   else HIDDEN_MESSAGES.get(test.status, HIDDEN_MESSAGES["failed"]))
+        shown.append({"id": f"hidden-{hidden_count}", **seen, "message": message, "hidden": True})
     return shown
 
 
@@ -90,7 +91,7 @@ def attempt_view(*, session: Session, attempt: Attempt, viewer: User) -> dict[st
     }
     if staff:
         view["bugs"] = [{"id": b.id, "component": b.component, "title": b.title, "fixed": b.fixed,
-                         "verifiable": b.verifiable} for b in (result.bugs if result else [])]
+                         "verifiable": b.verifiable, "reason": b.reason} for b in (result.bugs if result else [])]
         view["score"] = attempt.score
         view["regressions"] = result.regressions if result else []
         view["tries"] = attempt.tries

@@ -13,6 +13,8 @@ from app.engine.package import ScenarioPackage
 from app.grading.grader import GradingInputError, grade_files
 from app.grading.result import GradeResult
 
+MARKS = {"passed": "PASS", "failed": "FAIL", "not_applicable": "n/a"}
+
 
 def read_candidate_dir(package: ScenarioPackage, directory: str) -> dict[str, str]:
     """The scenario's files found in `directory` (others are ignored; missing ones stay the starter's)."""
@@ -48,9 +50,17 @@ def _print_report(pkg: ScenarioPackage, report: GradeResult, out: TextIO) -> Non
     print(f"{pkg.slug} (version {pkg.version}): {report.status.upper()}  score {report.score:.2f}", file=out)
     if report.error:
         print(f"  error ({report.error.kind}): {report.error.message}", file=out)
+    # A test that was not run is neither a pass nor a failure; its reason (often long: what the
+    # interface expects and what was found) is printed once, after the tests, and referred to by number.
+    reasons: dict[str, int] = {}
     for t in report.tests:
-        mark = {"passed": "PASS", "failed": "FAIL", "not_applicable": "n/a ", "not_run": "SKIP"}[t.status]
-        print(f"  {mark}  {t.id:<36} {t.message}", file=out)
+        if t.status == "not_run":
+            number = reasons.setdefault(t.reason or "something it relies on is missing", len(reasons) + 1)
+            print(f"  {'NOT RUN':<7}  {t.id:<36} (reason {number} below)", file=out)
+        else:
+            print(f"  {MARKS[t.status]:<7}  {t.id:<36} {t.message}", file=out)
+    for reason, number in reasons.items():
+        print(f"  not run ({number}): {reason}", file=out)
     training = report.training
     if training is not None and training.final_val_loss is not None:
         baseline = training.baseline_final_val_loss

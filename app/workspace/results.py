@@ -1,11 +1,13 @@
 """What the Results panel shows for one attempt, shaped for who looks at it.
 
-Candidates see hidden tests only as "Hidden check passed/failed" under their component, never a
-test id, a bug id or anything that names the fix; interviewers and admins see the real ids.
+Candidates see hidden tests only as "Hidden check passed/failed/not run" under their component, never
+a test id, a bug id or anything that names the fix; interviewers and admins see the real ids. A test that
+was not run (an unmet interface item, a crashed training run) is counted apart from the failures.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
@@ -49,7 +51,10 @@ class ComponentRow:
     title: str
     passed: int
     failed: int
-    tests: list[dict[str, Any]]  # id, passed, message, hidden (the candidate's or the staff view)
+    tests: list[dict[str, Any]]  # id, status, message, reason, hidden (the candidate's or the staff view)
+    not_run: int = 0
+    # The reasons hidden tests were not run, each with how many (candidates read one line per reason).
+    hidden_not_run: list[tuple[str, int]] = field(default_factory=list)
 
 
 @dataclass
@@ -114,9 +119,7 @@ def build_view(*, session: Session, attempt: Attempt, staff: bool) -> ResultsVie
     for component in COMPONENTS:
         tests = [t for t in shown if t["component"] == component]
         if tests:
-            passed = sum(1 for t in tests if t["passed"])
-            view.components.append(ComponentRow(component=component, title=COMPONENT_TITLES[component],
-                                                passed=passed, failed=len(tests) - passed, tests=tests))
+            view.components.append(_component_row(component, tests))
     view.regressions = _regressions(result, staff)
     if result.training is not None:
         view.training = result.training
@@ -131,6 +134,16 @@ def _tips_still_coming(attempt: Attempt, *, has_tips: bool) -> bool:
         return False
     finished = attempt.finished_at
     return finished is not None and utcnow() - as_utc(finished) < TIPS_WAIT
+
+
+def _component_row(component: str, tests: list[dict[str, Any]]) -> ComponentRow:
+    """Counts by status; a test that did not apply to this code was never a failure."""
+    count = {status: sum(1 for t in tests if t["status"] == status) for status in ("failed", "not_run")}
+    reasons = Counter(t["reason"] or "something it relies on is missing"
+                      for t in tests if t["hidden"] and t["status"] == "not_run")
+    return ComponentRow(component=component, title=COMPONENT_TITLES[component], tests=tests,
+                        passed=len(tests) - count["failed"] - count["not_run"], failed=count["failed"],
+                        not_run=count["not_run"], hidden_not_run=list(reasons.items()))
 
 
 def _regressions(result: GradeResult, staff: bool) -> list[str]:

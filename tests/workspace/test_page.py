@@ -16,6 +16,8 @@ from app.coaching.models import AI_NOTICE, CoachingTip
 from app.engine.builtin import find_builtin
 from app.scenarios.models import ScenarioVersion
 from app.scenarios.service import get_published
+from app.web.templating import templates
+from app.workspace.results import build_view
 
 from .helpers import HTMX, graded_result, page_csrf, signed_in, text_of
 
@@ -91,6 +93,41 @@ def test_a_finished_attempt_shows_verdicts_charts_maps_and_tips_without_hidden_i
         assert secret not in fragment
     page = client.get(f"{PAGE}?attempt={attempt.id}").text
     assert 'aria-label="Loss curves"' in page
+
+
+def test_tests_that_were_not_run_read_as_not_run_with_their_reason_once(
+    web_app: FastAPI, db: Session, make_account: Callable[..., Account], published_version: ScenarioVersion
+) -> None:
+    """An unmet interface item: its dependent tests are neither failures nor passes, for either viewer."""
+    reason = "the gpt-v1 interface expects model(idx) to return (logits, None), but it returned (2, 1, 37)"
+    not_run = {"passed": False, "applicable": False, "status": "not_run", "reason": reason,
+               "message": f"not run: {reason}"}
+    result = graded_result() | {"tests": [
+        {"id": "general.interface", "component": "general", "passed": False, "public": True,
+         "message": "the code does not follow the gpt-v1 interface"},
+        {"id": "attention.causal-perturb", "component": "attention", **not_run},
+        {"id": "attention.causal-gradient", "component": "attention", **not_run},
+        {"id": "attention.random-token-leak", "component": "attention", "passed": True, "status": "passed"},
+        {"id": "generation.top-k", "component": "generation", **not_run, "public": True},
+    ]}
+    me = make_account("candidate")
+    version = get_published(session=db, slug="leaky-mask")
+    attempt = Attempt(user_id=me.user.id, scenario_version_id=version.id, kind="submit", status="failed",
+                      files={}, result=result, score=0.0)
+    db.add(attempt)
+    db.commit()
+    words = text_of(signed_in(web_app, me).get(f"{PAGE}/attempts/{attempt.id}/panel", headers=HTMX).text)
+    assert "1 passed, 2 not run" in words and "2 hidden checks not run: " + reason in words
+    assert words.count(reason) == 2  # once for the two hidden checks, once for the public one
+    assert "hidden check failed" not in words and "Hidden check not run" not in words
+    assert "0 passed, 1 not run" in words and "1 failed, 0 passed" in words
+    assert "attention.causal" not in words
+    # Staff (the review page's copy of the panel) see each test that was not run under its id.
+    panel = build_view(session=db, attempt=attempt, staff=True)
+    staff_words = text_of(templates.env.get_template("workspace/_results.html").render(
+        panel=panel, panel_staff=True, csrf_token=""))
+    assert "attention.causal-perturb not run: " + reason in staff_words
+    assert "attention.causal-gradient not run: " + reason in staff_words and "1 passed, 2 not run" in staff_words
 
 
 def test_an_attempt_in_flight_polls_and_shows_its_place_and_stage(

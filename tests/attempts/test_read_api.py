@@ -73,10 +73,10 @@ def test_candidate_reads_own_attempt_without_bug_ids_or_hidden_test_details(
     for secret in ("pos-not-added", "pos-order-sensitive", "Add the position embedding"):
         assert secret not in text
     hidden = [t for t in body["tests"] if t["hidden"]]
-    assert hidden == [{"id": "hidden-1", "component": "positional", "passed": False,
-                       "message": "Hidden check failed.", "hidden": True}]
-    assert {"id": "loss-shape", "component": "loss", "passed": True, "message": "Loss is a scalar.",
-            "hidden": False} in body["tests"]
+    assert hidden == [{"id": "hidden-1", "component": "positional", "passed": False, "status": "failed",
+                       "reason": None, "message": "Hidden check failed.", "hidden": True}]
+    assert {"id": "loss-shape", "component": "loss", "passed": True, "status": "passed", "reason": None,
+            "message": "Loss is a scalar.", "hidden": False} in body["tests"]
     assert body["training"]["final_val_loss"] == 3.1 and body["training"]["baseline_final_val_loss"] == 2.5
     assert body["training"]["baseline_sample"] == "to be or not to be"  # the known-good run's sample is shown
     assert "baseline_leak_probe_loss" not in body["training"]
@@ -97,7 +97,7 @@ def test_interviewer_reads_attempts_of_own_interview_with_bugs_and_score(
     interview = _interview(db, interviewer_id=interviewer.user.id, candidate_id=candidate.user.id)
     attempt = _graded_attempt(db, user_id=candidate.user.id, interview_id=interview.id)
     body = client.get(f"/api/attempts/{attempt.id}", headers=interviewer.headers).json()
-    assert body["bugs"] == [{**GRADED_REPORT["bugs"][0], "verifiable": True}]
+    assert body["bugs"] == [{**GRADED_REPORT["bugs"][0], "verifiable": True, "reason": None}]
     assert body["score"] == 0.5
     assert body["training"]["baseline_sample"] == "to be or not to be"
     assert {t["id"] for t in body["tests"]} == {"loss-shape", "pos-order-sensitive"}

@@ -6,6 +6,7 @@ Usage: .venv/bin/python scripts/screenshots.py [--out docs/screenshots] [--chrom
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -29,6 +30,7 @@ def shoot(page: object, out: Path, name: str) -> None:
 
 
 SOLUTION = ROOT / "app" / "scenarios_builtin" / "leaky-mask" / "solution"
+WARM_UP_SOLUTION = ROOT / "app" / "scenarios_builtin" / "warm-up" / "solution" / "model.py"
 NOTES = {
     "How did you find the bugs?": "The label shift one I caught fast because I've been burned by that before.",
     "How did you verify your fixes?": "Ran it on a tiny dataset just to sanity check.",
@@ -44,17 +46,26 @@ def workspace(browser: object, server: LiveServer, out: Path) -> None:
     page.get_by_role("link", name="The Leaky Mask").click()  # type: ignore[attr-defined]
     page.wait_for_load_state("networkidle")  # type: ignore[attr-defined]
     shoot(page, out, "workspace")
+    # The product owner's sample: the three notes on a submit of the starter (the label shift still broken).
+    for question, answer in NOTES.items():
+        page.get_by_label(question).fill(answer)  # type: ignore[attr-defined]
+    page.get_by_role("button", name="Submit").click()  # type: ignore[attr-defined]
+    page.locator("#results-body[data-status='Queued'], #results-body[data-status='Running']").wait_for()  # type: ignore[attr-defined]
+    shoot(page, out, "workspace-progress")
+    page.locator("#results-body[data-status='Failed']").wait_for(timeout=600_000)  # type: ignore[attr-defined]
+    tips = page.get_by_role("region", name="Results").locator("article.tip")  # type: ignore[attr-defined]
+    tips.nth(2).wait_for(timeout=60_000)
+    tips.first.get_by_role("button", name="Helpful", exact=True).click()
+    page.get_by_role("status").filter(has_text="Thanks, your rating is saved.").wait_for()  # type: ignore[attr-defined]
+    page.get_by_role("region", name="Results").screenshot(path=str(out / "workspace-coaching.png"))  # type: ignore[attr-defined]
+    print("wrote workspace-coaching.png")
     for name in ("data.py", "model.py"):
         page.get_by_role("tab", name=name).click()  # type: ignore[attr-defined]
         page.get_by_label(f"Editor: {name}").click()  # type: ignore[attr-defined]
         page.keyboard.press("Control+A")  # type: ignore[attr-defined]
         page.keyboard.press("Delete")  # type: ignore[attr-defined]
         page.keyboard.insert_text((SOLUTION / name).read_text())  # type: ignore[attr-defined]
-    for question, answer in NOTES.items():
-        page.get_by_label(question).fill(answer)  # type: ignore[attr-defined]
     page.get_by_role("button", name="Submit").click()  # type: ignore[attr-defined]
-    page.locator("#results-body[data-status='Queued'], #results-body[data-status='Running']").wait_for()  # type: ignore[attr-defined]
-    shoot(page, out, "workspace-progress")
     page.locator("#results-body[data-status='Passed']").wait_for(timeout=600_000)  # type: ignore[attr-defined]
     page.get_by_role("tab", name="scratch.py").click()  # type: ignore[attr-defined]
     page.get_by_role("button", name="Run scratch").click()  # type: ignore[attr-defined]
@@ -63,6 +74,77 @@ def workspace(browser: object, server: LiveServer, out: Path) -> None:
     page.get_by_role("region", name="History").get_by_role("link", name="Diff").first.click()  # type: ignore[attr-defined]
     page.get_by_role("link", name="Against the starter").click()  # type: ignore[attr-defined]
     shoot(page, out, "workspace-diff")
+    page.goto(f"{server.url}/coaching/challenges/leaky-mask/report")  # type: ignore[attr-defined]
+    shoot(page, out, "coaching-report")
+    page.context.close()
+
+
+def interview(browser: object, server: LiveServer, invite_url: str, out: Path) -> None:
+    """The candidate accepts the invite and submits twice; the interviewer reviews, plays back, decides."""
+    candidate = browser.new_context(viewport=VIEWPORT).new_page()  # type: ignore[attr-defined]
+    candidate.goto(invite_url)
+    candidate.get_by_label("New password").fill("screenshot-password")
+    candidate.get_by_label("Repeat the password").fill("screenshot-password")
+    candidate.get_by_role("button", name="Set password and start").click()
+    candidate.wait_for_url(re.compile(r".*/interviews/\d+/workspace.*"))
+    interview_id = int(re.search(r"/interviews/(\d+)/", candidate.url).group(1))  # type: ignore[union-attr]
+    shoot(candidate, out, "interview-workspace")
+    candidate.get_by_role("button", name="Submit", exact=True).click()
+    candidate.locator("#results-body[data-status='Failed']").wait_for(timeout=600_000)
+    candidate.get_by_label("Editor: model.py").click()
+    candidate.keyboard.press("Control+A")
+    candidate.keyboard.press("Delete")
+    candidate.keyboard.insert_text(WARM_UP_SOLUTION.read_text())
+    candidate.get_by_label("How did you find the bugs?").fill("Compared the loss at init with ln V.")
+    candidate.get_by_role("button", name="Submit", exact=True).click()
+    candidate.locator("#results-body[data-status='Passed']").wait_for(timeout=600_000)
+    candidate.context.close()
+
+    page = browser.new_context(viewport=VIEWPORT).new_page()  # type: ignore[attr-defined]
+    sign_in(page, server, "interviewer")
+    page.goto(f"{server.url}/interviewer/interviews/{interview_id}")
+    for title in ("Finding the bugs", "Verification method", "Root-cause explanation", "Code quality", "Communication"):
+        page.locator("fieldset", has_text=title).locator("input[value='3']").check()
+    page.get_by_label("Decision").select_option("hire")
+    page.get_by_label("Private notes").fill("Fixed both bugs; ask how the loss at init was checked.")
+    page.get_by_role("button", name="Save review").click()
+    page.get_by_text("Review saved.").wait_for()
+    shoot(page, out, "review")
+    page.goto(f"{server.url}/interviewer/interviews/{interview_id}/playback")
+    shoot(page, out, "review-playback")
+    page.goto(f"{server.url}/interviewer/interviews/{interview_id}/report")
+    shoot(page, out, "review-report")
+    page.goto(f"{server.url}/interviewer/interviews/{interview_id}")
+    page.get_by_role("link", name="Compare candidates on this version").click()
+    page.wait_for_load_state()
+    shoot(page, out, "review-compare")
+    page.context.close()
+
+
+def authoring(browser: object, server: LiveServer, out: Path) -> None:
+    """The admin's scenario list, a validated version with its matrix, a fork's editor, audit and coaching."""
+    page = browser.new_context(viewport=VIEWPORT).new_page()  # type: ignore[attr-defined]
+    sign_in(page, server, "admin")
+    page.goto(f"{server.url}/admin/scenarios")
+    shoot(page, out, "admin-scenarios")
+    page.goto(f"{server.url}/admin/scenarios/leaky-mask/versions/1")
+    page.get_by_role("heading", name="Bug × test matrix").wait_for(timeout=600_000)
+    shoot(page, out, "admin-version")
+    page.goto(f"{server.url}/admin/scenarios")
+    page.get_by_label("Slug").fill("leakier-mask")
+    page.get_by_label("Title").fill("The Leakier Mask")
+    page.get_by_label("Start from").select_option(label="Fork leaky-mask v1 (published)")
+    page.get_by_role("button", name="Create draft").click()
+    page.wait_for_url(f"{server.url}/admin/scenarios/leakier-mask/versions/1/edit")
+    shoot(page, out, "admin-edit")
+    page.goto(f"{server.url}/admin/scenarios/leakier-mask/versions/1")
+    page.get_by_role("link", name="Add bug").click()
+    page.wait_for_load_state()
+    shoot(page, out, "admin-new-bug")
+    page.goto(f"{server.url}/admin/audit")
+    shoot(page, out, "admin-audit")
+    page.goto(f"{server.url}/admin/coaching")
+    shoot(page, out, "admin-coaching")
     page.context.close()
 
 
@@ -75,7 +157,9 @@ def main() -> int:
 
     from playwright.sync_api import sync_playwright
 
-    with tempfile.TemporaryDirectory(prefix="dojo-shots-") as tmp, live_server(Path(tmp) / "data") as server:
+    # References are computed by the first grading of each version, not all before serving.
+    with (tempfile.TemporaryDirectory(prefix="dojo-shots-") as tmp,
+          live_server(Path(tmp) / "data", WARM_REFERENCES="0") as server):
         print(f"app running at {server.url}")
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=args.chromium, args=CHROMIUM_ARGS)
@@ -85,6 +169,8 @@ def main() -> int:
 
             sign_in(page, server, "interviewer")
             page.get_by_label("Candidate email").fill("ada@example.com")
+            warm_up = page.locator("#scenario_version_id option", has_text="easy").first.get_attribute("value")
+            page.get_by_label("Challenge").select_option(warm_up)
             page.get_by_role("button", name="Create interview").click()
             page.get_by_label("Invite link").wait_for()
             shoot(page, args.out, "interviewer-dashboard")
@@ -118,6 +204,8 @@ def main() -> int:
             page.context.close()
 
             workspace(browser, server, args.out)
+            interview(browser, server, invite_url, args.out)
+            authoring(browser, server, args.out)
             browser.close()
     return 0
 

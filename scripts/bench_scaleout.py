@@ -4,7 +4,7 @@ Usage: .venv/bin/python scripts/bench_scaleout.py [--scenario leaky-mask] [--cou
 
 Starts a private PostgreSQL cluster and a private Redis on free ports (never the machine's shared
 ones), one `dojo serve` (the web process: it only enqueues) and `dojo worker --concurrency 1`
-processes (warm sandboxes on). With one worker, then with a second one added, it submits --count
+processes (warm sandboxes on unless --no-warm). With one worker, then with a second one added, it submits --count
 solutions of the scenario at once through the API and times them to the last verdict. Prints both
 rates, their ratio and the load average: other work on the machine makes the numbers noisy.
 """
@@ -44,6 +44,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenario", default="leaky-mask")
     parser.add_argument("--count", type=int, default=12, help="submissions per measurement")
+    parser.add_argument("--warm", action=argparse.BooleanOptionalAction, default=True,
+                        help="warm standby sandboxes (--no-warm: each job starts its sandbox and imports torch)")
     args = parser.parse_args()
     from app.engine.builtin import find_builtin
 
@@ -55,7 +57,8 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="dojo-bench-scaleout-"))
     with private_postgres() as database_url, private_redis() as broker_url:
         env = server.bench_env(work / "data", DATABASE_URL=database_url, BROKER_URL=broker_url,
-                               WARM_REFERENCES="0", WARM_SANDBOXES="1", DOJO_QUEUE="bench-scaleout")
+                               WARM_REFERENCES="0", WARM_SANDBOXES="1" if args.warm else "0",
+                               DOJO_QUEUE="bench-scaleout")
         emails = server.create_users([EMAIL.format(n=n) for n in range(args.count)], env=env)
         web = server.BenchServer(env=env, log=work / "serve.log")
         workers = [server.DojoProcess(["worker", "--concurrency", "1"], env=env, log=work / f"worker-{n}.log")

@@ -130,6 +130,9 @@ def test_scratch_runs_carry_scratch_py_and_show_in_the_console(
     db.commit()
     console = client.get(f"{PAGE}/attempts/{attempt.id}/panel", headers=HTMX).text
     assert "Exit status: <strong>0</strong>" in console and "x[0]: &#39;MACBETH&#39;" in console
+    # Finished: History, swapped in out of band, lists the scratch run with its status.
+    history = console.split('<div id="history-body" hx-swap-oob="true">', 1)[1]
+    assert "scratch" in history and "passed" in history
 
 
 def test_a_hint_shows_its_cost_first_is_recorded_and_counts_in_the_next_attempt(

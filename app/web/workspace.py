@@ -127,11 +127,20 @@ def attempt_panel(request: Request, slug: str, attempt_id: RowIdPath, user: Curr
     """The Results (or console) fragment of one attempt; htmx polls it while the attempt waits or runs."""
     ws = workspace_for(session, user, slug, interview)
     attempt = own_attempt(session, ws, attempt_id)
+    return render_panel(request, session, ws, attempt, refresh_history=None)
+
+
+def render_panel(request: Request, session: Session, ws: Workspace, attempt: Attempt, *,
+                 refresh_history: bool | None) -> Response:
+    """The Results (or console) fragment of `attempt`, with History and the hint on offer swapped in out of
+    band when they change: a new or withdrawn attempt (True), or, when None, once the attempt has finished."""
     block = "console" if attempt.kind == AttemptKind.scratch.value else "results"
     view = view_of(session, attempt, ws)
     context: dict[str, Any] = {"ws": ws, "query": {"interview": ws.interview_id} if ws.interview else {},
                                block: view, "scratch_file": SCRATCH_FILE}
-    if view is not None and not view.in_flight:  # finished: the History list gains its new status too
+    if refresh_history is None:
+        refresh_history = view is not None and not view.in_flight
+    if refresh_history:
         context.update(refresh_history=True, attempts=history.attempts_in(session=session, ws=ws),
                        hint_offer=hints.next_offer(session=session, ws=ws),
                        hints_shown=hints.shown_hints(session=session, ws=ws), time_is_up=ws.time_is_up())

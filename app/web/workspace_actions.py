@@ -25,7 +25,7 @@ from app.interviews import state
 from app.web.limits import CODE_FIELD_PREFIX
 from app.web.params import RowIdPath
 from app.web.templating import is_htmx, render
-from app.web.workspace import PAGE, InterviewQuery, own_attempt, page_context, view_of, workspace_for
+from app.web.workspace import PAGE, InterviewQuery, own_attempt, page_context, render_panel, workspace_for
 from app.workspace import drafts, events, hints, history
 from app.workspace.context import Workspace, open_interview_workspace
 
@@ -134,10 +134,7 @@ async def start_attempt(request: Request, slug: str, user: CurrentUser, session:
     session.commit()
     if not is_htmx(request):
         return RedirectResponse(page_url(request, ws, attempt=attempt.id) + "#results", status_code=303)
-    block = "console" if kind == AttemptKind.scratch.value else "results"
-    context = {"ws": ws, "query": {"interview": ws.interview_id} if ws.interview else {}, "scratch_file": SCRATCH_FILE,
-               block: view_of(session, attempt, ws)}
-    response = render(request, PAGE, context, block=f"{block}_body")
+    response = render_panel(request, session, ws, attempt, refresh_history=True)  # History lists it at once
     # The posted text is now the draft's newest revision; the page script continues from it.
     response.headers["X-Draft-Revision"] = str(saved.draft.revision)
     return response
@@ -157,10 +154,7 @@ def cancel_attempt(request: Request, slug: str, attempt_id: RowIdPath, user: Cur
     session.refresh(attempt)
     if not is_htmx(request):
         return RedirectResponse(page_url(request, ws, attempt=attempt.id) + "#results", status_code=303)
-    block = "console" if attempt.kind == AttemptKind.scratch.value else "results"
-    context = {"ws": ws, "query": {"interview": ws.interview_id} if ws.interview else {}, "scratch_file": SCRATCH_FILE,
-               block: view_of(session, attempt, ws)}
-    return render(request, PAGE, context, block=f"{block}_body")
+    return render_panel(request, session, ws, attempt, refresh_history=True)
 
 
 @router.post("/challenges/{slug}/hint", name="take_hint")

@@ -122,6 +122,7 @@ def test_scratch_runs_carry_scratch_py_and_show_in_the_console(
     assert "corpus.txt" in page and 'data-file="scratch.py">scratch.py</button>' in page
     response = client.post(f"{PAGE}/attempts", data={"csrf_token": token, "kind": "scratch"}, headers=HTMX)
     assert 'id="console-body"' in response.text
+    assert '<div id="history-body" hx-swap-oob="true">' in response.text  # History lists the new run at once
     attempt = db.scalars(select(Attempt).where(Attempt.user_id == me.user.id)).one()
     assert attempt.kind == "scratch" and attempt.files["scratch.py"] == SCRATCH_STARTER
     attempt.status, attempt.result = "passed", {

@@ -110,8 +110,6 @@ def interview(browser: object, server: LiveServer, invite_url: str, out: Path) -
     page.get_by_role("button", name="Save review").click()
     page.get_by_text("Review saved.").wait_for()
     shoot(page, out, "review")
-    page.goto(f"{server.url}/interviewer/interviews/{interview_id}/playback")
-    shoot(page, out, "review-playback")
     page.goto(f"{server.url}/interviewer/interviews/{interview_id}/report")
     shoot(page, out, "review-report")
     page.goto(f"{server.url}/interviewer/interviews/{interview_id}")

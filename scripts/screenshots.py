@@ -6,7 +6,6 @@ Usage: .venv/bin/python scripts/screenshots.py [--out docs/screenshots] [--chrom
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 import tempfile
 from pathlib import Path
@@ -14,7 +13,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from web.live_server import CHROMIUM_ARGS, LiveServer, live_server, sign_in_as  # noqa: E402
+from web.live_server import CHROMIUM_ARGS, LiveServer, accept_invite, live_server, sign_in_as  # noqa: E402
 
 VIEWPORT = {"width": 1280, "height": 800}
 
@@ -82,12 +81,7 @@ def workspace(browser: object, server: LiveServer, out: Path) -> None:
 def interview(browser: object, server: LiveServer, invite_url: str, out: Path) -> None:
     """The candidate accepts the invite and submits twice; the interviewer reviews, plays back, decides."""
     candidate = browser.new_context(viewport=VIEWPORT).new_page()  # type: ignore[attr-defined]
-    candidate.goto(invite_url)
-    candidate.get_by_label("New password").fill("screenshot-password")
-    candidate.get_by_label("Repeat the password").fill("screenshot-password")
-    candidate.get_by_role("button", name="Set password and start").click()
-    candidate.wait_for_url(re.compile(r".*/interviews/\d+/workspace.*"))
-    interview_id = int(re.search(r"/interviews/(\d+)/", candidate.url).group(1))  # type: ignore[union-attr]
+    interview_id = accept_invite(candidate, invite_url, "screenshot-password")
     shoot(candidate, out, "interview-workspace")
     candidate.get_by_role("button", name="Submit", exact=True).click()
     candidate.locator("#results-body[data-status='Failed']").wait_for(timeout=600_000)
@@ -112,7 +106,7 @@ def interview(browser: object, server: LiveServer, invite_url: str, out: Path) -
     shoot(page, out, "review")
     page.goto(f"{server.url}/interviewer/interviews/{interview_id}/report")
     shoot(page, out, "review-report")
-    page.goto(f"{server.url}/interviewer/interviews/{interview_id}")
+    page.go_back()
     page.get_by_role("link", name="Compare candidates on this version").click()
     page.wait_for_load_state()
     shoot(page, out, "review-compare")
@@ -135,14 +129,10 @@ def authoring(browser: object, server: LiveServer, out: Path) -> None:
     page.get_by_role("button", name="Create draft").click()
     page.wait_for_url(f"{server.url}/admin/scenarios/leakier-mask/versions/1/edit")
     shoot(page, out, "admin-edit")
-    page.goto(f"{server.url}/admin/scenarios/leakier-mask/versions/1")
-    page.get_by_role("link", name="Add bug").click()
-    page.wait_for_load_state()
-    shoot(page, out, "admin-new-bug")
-    page.goto(f"{server.url}/admin/audit")
-    shoot(page, out, "admin-audit")
-    page.goto(f"{server.url}/admin/coaching")
-    shoot(page, out, "admin-coaching")
+    for path, name in (("/admin/scenarios/leakier-mask/versions/1/bugs/new", "admin-new-bug"),
+                       ("/admin/audit", "admin-audit"), ("/admin/coaching", "admin-coaching")):
+        page.goto(f"{server.url}{path}")
+        shoot(page, out, name)
     page.context.close()
 
 

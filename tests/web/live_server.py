@@ -6,6 +6,7 @@ Used by the browser tests and by scripts/screenshots.py.
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -118,3 +119,15 @@ def sign_in_as(page: Any, server: LiveServer, email: str, password: str = PASSWO
     page.get_by_label("Password").fill(password)
     page.get_by_role("button", name="Sign in").click()
     page.wait_for_load_state("networkidle")
+
+
+def accept_invite(page: Any, invite_url: str, password: str) -> int:
+    """Open an invite as a new candidate, set the password and land in the interview workspace; its id."""
+    page.goto(invite_url)
+    page.get_by_label("New password").fill(password)
+    page.get_by_label("Repeat the password").fill(password)
+    page.get_by_role("button", name="Set password and start").click()
+    page.wait_for_url(re.compile(r".*/interviews/\d+/workspace.*"))
+    found = re.search(r"/interviews/(\d+)/", page.url)
+    assert found is not None, page.url
+    return int(found.group(1))

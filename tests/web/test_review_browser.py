@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import csv
 import io
-import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from services import require_chromium
 
-from web.live_server import CHROMIUM_ARGS, LiveServer, live_server
+from web.live_server import CHROMIUM_ARGS, LiveServer, accept_invite, live_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.bwrap]
 
@@ -84,12 +83,7 @@ def test_interview_from_invite_to_decision_and_csv(browser: object, server: Live
     candidate_context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.url)
     candidate = candidate_context.new_page()
     _watch(candidate, errors)
-    candidate.goto(invite_url)
-    candidate.get_by_label("New password").fill("reviewed-password")
-    candidate.get_by_label("Repeat the password").fill("reviewed-password")
-    candidate.get_by_role("button", name="Set password and start").click()
-    candidate.wait_for_url(re.compile(r".*/interviews/\d+/workspace.*"))
-    interview_id = int(re.search(r"/interviews/(\d+)/", candidate.url).group(1))  # type: ignore[union-attr]
+    interview_id = accept_invite(candidate, invite_url, "reviewed-password")
     _submit_and_wait(candidate, "Failed")  # the starter: no bug fixed
 
     editor = candidate.get_by_label("Editor: model.py")

@@ -13,7 +13,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from web.live_server import CHROMIUM_ARGS, LiveServer, accept_invite, live_server, sign_in_as  # noqa: E402
+from web.live_server import CHROMIUM_ARGS, LiveServer, accept_invite, live_server, save_review, sign_in_as  # noqa: E402
 
 VIEWPORT = {"width": 1280, "height": 800}
 
@@ -97,12 +97,7 @@ def interview(browser: object, server: LiveServer, invite_url: str, out: Path) -
     page = browser.new_context(viewport=VIEWPORT).new_page()  # type: ignore[attr-defined]
     sign_in(page, server, "interviewer")
     page.goto(f"{server.url}/interviewer/interviews/{interview_id}")
-    for title in ("Finding the bugs", "Verification method", "Root-cause explanation", "Code quality", "Communication"):
-        page.locator("fieldset", has_text=title).locator("input[value='3']").check()
-    page.get_by_label("Decision").select_option("hire")
-    page.get_by_label("Private notes").fill("Fixed both bugs; ask how the loss at init was checked.")
-    page.get_by_role("button", name="Save review").click()
-    page.get_by_text("Review saved.").wait_for()
+    save_review(page, score=3, decision="hire", notes="Fixed both bugs; ask how the loss at init was checked.")
     shoot(page, out, "review")
     page.goto(f"{server.url}/interviewer/interviews/{interview_id}/report")
     shoot(page, out, "review-report")

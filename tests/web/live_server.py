@@ -131,3 +131,16 @@ def accept_invite(page: Any, invite_url: str, password: str) -> int:
     found = re.search(r"/interviews/(\d+)/", page.url)
     assert found is not None, page.url
     return int(found.group(1))
+
+
+RUBRIC = ("Finding the bugs", "Verification method", "Root-cause explanation", "Code quality", "Communication")
+
+
+def save_review(page: Any, *, score: int, decision: str, notes: str) -> None:
+    """On an interview page: the same score on every default rubric criterion, a decision and notes, saved."""
+    for title in RUBRIC:
+        page.locator("fieldset", has_text=title).locator(f"input[value='{score}']").check()
+    page.get_by_label("Decision").select_option(decision)
+    page.get_by_label("Private notes").fill(notes)
+    page.get_by_role("button", name="Save review").click()
+    page.get_by_text("Review saved.").wait_for()

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from services import require_chromium
 
-from web.live_server import CHROMIUM_ARGS, LiveServer, accept_invite, live_server
+from web.live_server import CHROMIUM_ARGS, LiveServer, accept_invite, live_server, save_review
 
 pytestmark = [pytest.mark.browser, pytest.mark.bwrap]
 
@@ -116,12 +116,8 @@ def test_interview_from_invite_to_decision_and_csv(browser: object, server: Live
     slider.fill("0")
     interviewer.locator(".playback-now", has_text="Snapshot 1 of").wait_for()
 
-    for title in ("Finding the bugs", "Verification method", "Root-cause explanation", "Code quality", "Communication"):
-        interviewer.locator("fieldset", has_text=title).locator("input[value='3']").check()
-    interviewer.get_by_label("Decision").select_option("hire")
-    interviewer.get_by_label("Private notes").fill("Fixed both bugs; pasted the model file wholesale, ask why.")
-    interviewer.get_by_role("button", name="Save review").click()
-    interviewer.get_by_text("Review saved.").wait_for()
+    save_review(interviewer, score=3, decision="hire",
+                notes="Fixed both bugs; pasted the model file wholesale, ask why.")
 
     interviewer.goto(f"{server.url}/interviewer")
     with interviewer.expect_download() as download:

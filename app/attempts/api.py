@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, HTTPException
+from fastapi.responses import JSONResponse
 
 from app.attempts import service, views
 from app.attempts.schemas import AttemptCreate, AttemptQueued
@@ -36,13 +37,15 @@ def create_attempt(body: AttemptCreate, user: CurrentUser, session: SessionDep) 
     return AttemptQueued(id=attempt.id)
 
 
-@router.get("/{attempt_id}")
-def read_attempt(attempt_id: RowIdPath, user: CurrentUser, session: SessionDep) -> dict[str, Any]:
+# Polled while an attempt is graded. The view is plain JSON already, so it is answered as it is:
+# a declared return type would have FastAPI validate and re-encode it on another thread hop.
+@router.get("/{attempt_id}", response_model=dict[str, Any])
+def read_attempt(attempt_id: RowIdPath, user: CurrentUser, session: SessionDep) -> JSONResponse:
     """The attempt shaped for the viewer; 404 for attempts the viewer may not read."""
     attempt = service.visible_attempt(session=session, attempt_id=attempt_id, user=user)
     if attempt is None:
         raise HTTPException(404, f"Attempt {attempt_id} not found.")
-    return views.attempt_view(session=session, attempt=attempt, viewer=user)
+    return JSONResponse(views.attempt_view(session=session, attempt=attempt, viewer=user))
 
 
 @router.post("/{attempt_id}/cancel")

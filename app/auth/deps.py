@@ -5,7 +5,7 @@ API paths answer 401/403 as JSON; pages send anonymous visitors to sign-in and s
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Annotated
 
 from fastapi import Depends, HTTPException, Request
@@ -59,6 +59,10 @@ def optional_user(request: Request, session: SessionDep) -> User | None:
         if uid is not None and not valid:
             sessions.forget_session(request)
             user = None
+    # End the read transaction, which gives the connection back to the pool (the user stays loaded):
+    # the endpoint runs on another worker thread, and a request holding a connection while it waits
+    # for one could leave every worker thread waiting for a connection that only such requests hold.
+    session.commit()
     request.state.user = user
     return user
 
@@ -66,7 +70,9 @@ def optional_user(request: Request, session: SessionDep) -> User | None:
 OptionalUser = Annotated[User | None, Depends(optional_user)]
 
 
-def current_user(request: Request, user: OptionalUser) -> User:
+# The checks below are async only because they are pure: FastAPI runs a plain function on a worker
+# thread, and each such trip costs more than the check under load.
+async def current_user(request: Request, user: OptionalUser) -> User:
     """The signed-in user; 401 for the API, a redirect to sign-in for pages."""
     if user is None:
         if is_api_path(request.url.path):
@@ -78,11 +84,11 @@ def current_user(request: Request, user: OptionalUser) -> User:
 CurrentUser = Annotated[User, Depends(current_user)]
 
 
-def require_role(*roles: Role | str) -> Callable[[User], User]:
+def require_role(*roles: Role | str) -> Callable[[User], Awaitable[User]]:
     """A dependency that lets only the given roles through (403 otherwise)."""
     allowed = frozenset(str(role) for role in roles)
 
-    def _check(user: CurrentUser) -> User:
+    async def _check(user: CurrentUser) -> User:
         if user.role not in allowed:
             raise HTTPException(403, WRONG_ROLE)
         return user

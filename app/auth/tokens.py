@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from app.core.db import as_utc, utcnow
@@ -22,15 +22,23 @@ def issue_token(*, session: Session, user: User, name: str = "api", lifetime: ti
     return token
 
 
+# One query for the token and its owner, built once: every API request runs it.
+_TOKEN_AND_OWNER = select(ApiToken, User).join(User, User.id == ApiToken.user_id).where(
+    ApiToken.token_hash == bindparam("digest")
+)
+
+
 def token_owner(*, session: Session, token: str) -> tuple[ApiToken, User] | None:
     """The unexpired, unrevoked token row and its user (active or not), or None."""
-    row = session.scalar(select(ApiToken).where(ApiToken.token_hash == token_digest(token)))
-    if row is None or row.revoked_at is not None:
+    found = session.execute(_TOKEN_AND_OWNER, {"digest": token_digest(token)}).first()
+    if found is None:
+        return None
+    row, user = found
+    if row.revoked_at is not None:
         return None
     if row.expires_at is not None and as_utc(row.expires_at) <= utcnow():
         return None
-    user = session.get(User, row.user_id)
-    return (row, user) if user is not None else None
+    return row, user
 
 
 def revoke_token(*, session: Session, token_row: ApiToken) -> None:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
+import anyio
+import anyio.to_thread
 from sqlalchemy import JSON, DateTime, Engine, MetaData, create_engine, event
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 
@@ -45,7 +47,12 @@ def make_engine(url: str, *, sqlite_savepoints: bool = False) -> Engine:
     writes after another connection wrote would otherwise fail at once with "database is locked".
     """
     if url.startswith("sqlite"):
-        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+        # Never wait for a connection: a request keeps its connection between FastAPI's trips to the
+        # worker threads (user lookup, endpoint, response validation), so with a bounded pool a burst
+        # could leave every worker thread waiting for connections that only requests queued behind
+        # them hold. SQLite connections are cheap; 20 stay open, more are opened when needed.
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30},
+                               pool_size=20, max_overflow=-1)  # fmt: skip
 
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
@@ -86,7 +93,18 @@ def new_session() -> Session:
     return _session_factory()()
 
 
-def get_session() -> Iterator[Session]:
-    """FastAPI dependency: one session per request, closed at the end."""
-    with new_session() as session:
+async def get_session() -> AsyncIterator[Session]:
+    """FastAPI dependency: one session per request, closed at the end.
+
+    Async, so opening it costs no trip to a worker thread: a Session connects lazily, on its first
+    query, in the thread that runs the endpoint. Closing gives the connection back to the pool (a
+    round trip on PostgreSQL), so it runs on a worker thread, shielded from cancellation so that a
+    client going away never leaks a connection, and outside the thread limit (as FastAPI does for
+    its own generator dependencies) so that it never waits behind requests that need a connection.
+    """
+    session = new_session()
+    try:
         yield session
+    finally:
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(session.close, limiter=anyio.CapacityLimiter(1))

@@ -12,7 +12,7 @@ from app.interviews.errors import InterviewNotFound
 from app.users.models import User
 
 
-def reviewer_user(user: CurrentUser) -> User:
+async def reviewer_user(user: CurrentUser) -> User:  # pure: no worker-thread trip
     """Interviewers and admins; candidates get 404 so the review pages and API reveal nothing to them."""
     if user.role not in STAFF:
         raise InterviewNotFound("Not found.")

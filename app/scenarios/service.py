@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from sqlalchemy import func, select
+from functools import cache
+
+from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session, defer
 
 from app.core.db import utcnow
@@ -70,26 +72,32 @@ def latest_version(*, session: Session, scenario_id: int) -> ScenarioVersion | N
     )
 
 
-def list_published(*, session: Session, with_content: bool = True) -> list[ScenarioVersion]:
-    """The newest published version of every scenario that is not archived, easiest first.
-
-    The large JSON columns a listing never shows are not loaded (reading them later costs a query
-    each): the reference and validation always, the package unless with_content.
-    """
+@cache
+def _published_listing(with_content: bool) -> Select[ScenarioVersion]:
+    """Built once: constructing this statement (subquery, joins, deferrals) costs more than running it."""
     newest = (
         select(ScenarioVersion.scenario_id, func.max(ScenarioVersion.version).label("version"))
         .where(ScenarioVersion.status == PUBLISHED)
         .group_by(ScenarioVersion.scenario_id)
         .subquery()
     )
-    rows = session.scalars(
+    return (
         select(ScenarioVersion)
         .join(newest, (ScenarioVersion.scenario_id == newest.c.scenario_id)
               & (ScenarioVersion.version == newest.c.version))
         .join(Scenario, Scenario.id == ScenarioVersion.scenario_id)
         .where(Scenario.archived.is_(False))
         .options(*(defer(c) for c in _LISTING_SKIPS if not (with_content and c is ScenarioVersion.content)))
-    ).all()
+    )
+
+
+def list_published(*, session: Session, with_content: bool = True) -> list[ScenarioVersion]:
+    """The newest published version of every scenario that is not archived, easiest first.
+
+    The large JSON columns a listing never shows are not loaded (reading them later costs a query
+    each): the reference and validation always, the package unless with_content.
+    """
+    rows = session.scalars(_published_listing(with_content)).all()
     order = {"easy": 0, "medium": 1, "hard": 2}
     return sorted(rows, key=lambda v: (order.get(v.difficulty, 3), v.title))
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import load_only
 from starlette.responses import Response
 
@@ -18,18 +18,23 @@ router = APIRouter(tags=["pages"], include_in_schema=False)
 RECENT_ATTEMPTS = 50
 
 
+# Built once (with the user as a bound parameter): building a statement costs more than running it.
+_SLUGS = select(Scenario.id, Scenario.slug)
+_RECENT = (
+    select(Attempt, ScenarioVersion.title, ScenarioVersion.version)
+    # Only what the table shows: an attempt's files and result are tens of kilobytes each.
+    .options(load_only(Attempt.id, Attempt.kind, Attempt.status, Attempt.created_at))
+    .join(ScenarioVersion, ScenarioVersion.id == Attempt.scenario_version_id)
+    .where(Attempt.user_id == bindparam("user_id"))
+    .order_by(Attempt.created_at.desc(), Attempt.id.desc())
+    .limit(RECENT_ATTEMPTS)
+)
+
+
 @router.get("/candidate", name="candidate_dashboard")
 def candidate_dashboard(request: Request, user: CurrentUser, session: SessionDep) -> Response:
     """Challenges to practise and the signed-in user's attempts (every role may practise)."""
     challenges = scenarios_service.list_published(session=session, with_content=False)
-    slugs = dict(session.execute(select(Scenario.id, Scenario.slug)).all())
-    attempts = session.execute(
-        select(Attempt, ScenarioVersion.title, ScenarioVersion.version)
-        # Only what the table shows: an attempt's files and result are tens of kilobytes each.
-        .options(load_only(Attempt.id, Attempt.kind, Attempt.status, Attempt.created_at))
-        .join(ScenarioVersion, ScenarioVersion.id == Attempt.scenario_version_id)
-        .where(Attempt.user_id == user.id)
-        .order_by(Attempt.created_at.desc(), Attempt.id.desc())
-        .limit(RECENT_ATTEMPTS)
-    ).all()
+    slugs = dict(session.execute(_SLUGS).all())
+    attempts = session.execute(_RECENT, {"user_id": user.id}).all()
     return render(request, "candidate.html", {"challenges": challenges, "slugs": slugs, "attempts": attempts})

@@ -2,8 +2,8 @@
 
 FastAPI's router resolves a name by walking every route (about 2 ms each on this app); a workspace
 page builds dozens of links, so rendering spent most of its time there. Routes whose parameters all
-use the plain str or int convertors are formatted from the cached template; anything else (mounts
-such as /static, path convertors) falls back to Starlette's resolver.
+use the str, int or path convertors (the /static mount's `path`) are formatted from the cached
+template; anything else falls back to Starlette's resolver.
 """
 
 from __future__ import annotations
@@ -14,15 +14,20 @@ from urllib.parse import quote
 
 from fastapi import FastAPI, Request
 from fastapi.routing import iter_route_contexts
-from starlette.convertors import IntegerConvertor, StringConvertor
+from starlette.convertors import Convertor, IntegerConvertor, PathConvertor, StringConvertor
 from starlette.datastructures import URL, URLPath
 
 _PARAM = re.compile(r"{([^}:]+)}")
-RouteFormats = dict[str, tuple[str, frozenset[str]]]
+RouteFormats = dict[str, tuple[str, frozenset[str], frozenset[str]]]
+
+
+def _formattable(convertor: Convertor[Any]) -> bool:
+    return isinstance(convertor, StringConvertor | IntegerConvertor | PathConvertor)
 
 
 def route_formats(app: FastAPI) -> RouteFormats:
-    """name -> (path template, its parameter names), for routes with only str/int parameters."""
+    """name -> (path template, its parameter names, those that may hold "/"), for routes whose
+    parameters are all str, int or path."""
     cached: RouteFormats | None = getattr(app.state, "route_formats", None)
     if cached is not None:
         return cached
@@ -33,8 +38,9 @@ def route_formats(app: FastAPI) -> RouteFormats:
         template = context.path_format
         if not context.name or template is None or convertors is None or context.name in formats:
             continue
-        if all(isinstance(c, StringConvertor | IntegerConvertor) for c in convertors.values()):
-            formats[context.name] = (template, frozenset(_PARAM.findall(template)))
+        if all(_formattable(c) for c in convertors.values()):
+            paths = frozenset(name for name, c in convertors.items() if isinstance(c, PathConvertor))
+            formats[context.name] = (template, frozenset(_PARAM.findall(template)), paths)
     app.state.route_formats = formats
     return formats
 
@@ -44,5 +50,7 @@ def fast_url_for(request: Request, name: str, **params: Any) -> URL:
     found = route_formats(request.app).get(name)
     if found is None or frozenset(params) != found[1]:
         return request.url_for(name, **params)
-    path = found[0].format(**{key: quote(str(value), safe="") for key, value in params.items()})
+    template, _names, slashed = found
+    path = template.format(**{key: quote(str(value), safe="/" if key in slashed else "")
+                              for key, value in params.items()})
     return URLPath(path).make_absolute_url(base_url=request.base_url)

@@ -24,6 +24,9 @@ os.environ.setdefault("ALLOWED_HOSTS", "testserver,127.0.0.1,localhost")
 os.environ.setdefault("WARM_REFERENCES", "0")
 # Nor on standby sandboxes importing torch in every pool thread (tests of warm sandboxes turn them on).
 os.environ.setdefault("WARM_SANDBOXES", "0")
+# One reference cache for the whole run, live servers included (they inherit this environment): each
+# built-in's reference is computed once, by whichever test grades it first.
+os.environ.setdefault("REFERENCE_CACHE_DIR", str(_TMP / "reference-cache"))
 
 import pytest  # noqa: E402
 from services import (  # noqa: E402

@@ -73,6 +73,10 @@ class Settings(BaseSettings):
     # version: they are stored), and wait up to this long for them before serving (0: do not wait).
     warm_references: bool = True
     reference_wait_seconds: float = 3600.0
+    # Where computed references are cached as files (empty: DOJO_DATA_DIR/cache/reference). Several
+    # installs on one machine may share it: a file is named by the package's content hash and the
+    # engine version, and written atomically.
+    reference_cache_dir: str = ""
     # Interview invites by email (app/interviews/mail.py): smtp://user:pass@host:port,
     # smtp+starttls://... or smtps://...; empty: no email, the link is shown once to copy.
     smtp_url: str = ""

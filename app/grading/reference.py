@@ -9,6 +9,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from app.core.settings import get_settings
 from app.engine.gpt_v1.bundle import data_dir, engine_fingerprint
 from app.engine.package import ScenarioPackage
 from app.engine.validator import ValidationReport, validate_package
@@ -19,8 +20,10 @@ _locks_guard = threading.Lock()
 
 
 def cache_path(package: ScenarioPackage) -> Path:
-    """var/cache/reference/<content_hash>-<engine fingerprint>.json"""
-    return data_dir() / "cache" / "reference" / f"{package.content_hash}-{engine_fingerprint()}.json"
+    """<REFERENCE_CACHE_DIR or DOJO_DATA_DIR/cache/reference>/<content_hash>-<engine fingerprint>.json"""
+    configured = get_settings().reference_cache_dir
+    folder = Path(configured) if configured else data_dir() / "cache" / "reference"
+    return folder / f"{package.content_hash}-{engine_fingerprint()}.json"
 
 
 def load_cached(package: ScenarioPackage) -> ValidationReport | None:

@@ -13,7 +13,6 @@ import time
 import uuid
 from collections import Counter
 from collections.abc import Iterable
-from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -81,7 +80,7 @@ def test_burst_of_50_real_submissions_all_finish_and_none_is_graded_twice(
         session.commit()
         solution = version.content["solution_files"]["model.py"]
     starter_model = tiny_package().starter_files["model.py"]
-    warm_reference(Path(os.environ["DOJO_DATA_DIR"]))
+    warm_reference()
     graded: Counter[int] = Counter()
     lock = threading.Lock()
     real_grade = grading.grade

@@ -30,7 +30,7 @@ from app.dispatch.dispatcher import CeleryDispatcher
 from app.users.service import create_user
 
 from .processes import dojo_command, dojo_env, kill_group, parent_pid, start_dojo, wait_for
-from .tiny_scenario import copy_reference, publish_tiny, warm_reference
+from .tiny_scenario import publish_tiny, warm_reference
 
 DISPATCH_REDIS_URL = os.environ.get("DOJO_TEST_DISPATCH_REDIS_URL", "redis://127.0.0.1:6379/13")
 
@@ -68,8 +68,7 @@ def worker_rig(tmp_path: Path, count: int, **env_overrides: str) -> Iterator[Wor
     queue = f"dojo-test-{uuid.uuid4().hex[:8]}"
     data = tmp_path / "data"
     data.mkdir()
-    warm_reference(Path(os.environ["DOJO_DATA_DIR"]))
-    copy_reference(Path(os.environ["DOJO_DATA_DIR"]), data)
+    warm_reference()
     url = f"sqlite:///{data / 'dojo.sqlite3'}"
     env = dojo_env(DOJO_DATA_DIR=str(data), DATABASE_URL=url, BROKER_URL=DISPATCH_REDIS_URL, DOJO_QUEUE=queue,
                    HEARTBEAT_SECONDS="0.5", STALE_AFTER_SECONDS="3", MAX_TRIES="2", **env_overrides)

@@ -69,7 +69,7 @@ def test_shared_malicious_cases_through_the_api_end_contained(
     with new_session() as session:
         solution = publish_tiny(session=session).content["solution_files"]["model.py"]
         session.commit()
-    warm_reference(Path(os.environ["DOJO_DATA_DIR"]))
+    warm_reference()
     secrets = [os.environ["SECRET_KEY"], os.environ["DATABASE_URL"], "root:x:0:0", "/root/.bash_history: b"]
     host_scratch_before = {p for d in ("/tmp", "/dev/shm") for p in os.listdir(d)}
 

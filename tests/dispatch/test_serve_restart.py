@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import uuid
 from datetime import timedelta
@@ -18,7 +17,7 @@ from app.core.paths import ROOT_DIR
 from app.users.service import create_user
 
 from .processes import dojo_command, dojo_env, free_port, kill_group, start_dojo, wait_for
-from .tiny_scenario import copy_reference, publish_tiny, tiny_package, warm_reference
+from .tiny_scenario import publish_tiny, tiny_package, warm_reference
 
 FINISHED = ("passed", "failed", "error")
 
@@ -39,8 +38,7 @@ def _queue_attempts(session: Session, count: int, **fields: object) -> list[int]
 def test_restarted_serve_finishes_queued_and_interrupted_attempts(app_db: None, tmp_path: Path) -> None:
     data = tmp_path / "data"
     data.mkdir()
-    warm_reference(Path(os.environ["DOJO_DATA_DIR"]))
-    copy_reference(Path(os.environ["DOJO_DATA_DIR"]), data)
+    warm_reference()
     url = f"sqlite:///{data / 'dojo.sqlite3'}"
     env = dojo_env(DOJO_DATA_DIR=str(data), DATABASE_URL=url, HEARTBEAT_SECONDS="1", STALE_AFTER_SECONDS="4")
     env.pop("BROKER_URL", None)

@@ -5,9 +5,6 @@ Real gradings of it still run the whole pipeline (sandbox, probes, checks) in a 
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -48,26 +45,10 @@ def publish_tiny(*, session: Session) -> ScenarioVersion:
     return version
 
 
-def warm_reference(data_dir: Path) -> Path:
-    """Compute the tiny scenario's reference measurements once into data_dir's cache."""
-    import os
-
+def warm_reference() -> None:
+    """Compute the tiny scenario's reference measurements once, into the run's reference cache
+    (REFERENCE_CACHE_DIR, which every process a test starts inherits)."""
     from app.grading.reference import ensure_reference
     from app.sandbox import get_runner
 
-    previous = os.environ.get("DOJO_DATA_DIR")
-    os.environ["DOJO_DATA_DIR"] = str(data_dir)
-    try:
-        ensure_reference(package=tiny_package(), runner=get_runner())
-    finally:
-        if previous is None:
-            os.environ.pop("DOJO_DATA_DIR", None)
-        else:
-            os.environ["DOJO_DATA_DIR"] = previous
-    return data_dir / "cache" / "reference"
-
-
-def copy_reference(source_data_dir: Path, target_data_dir: Path) -> None:
-    """Give another data directory the already computed reference (saves a validation run)."""
-    src = source_data_dir / "cache" / "reference"
-    shutil.copytree(src, target_data_dir / "cache" / "reference", dirs_exist_ok=True)
+    ensure_reference(package=tiny_package(), runner=get_runner())

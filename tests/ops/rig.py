@@ -7,7 +7,6 @@ Shared by tests/ops/test_outages.py and scripts/soak.py.
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import urllib.error
@@ -20,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from dispatch.processes import dojo_command, dojo_env, kill_group, start_dojo, wait_for
-from dispatch.tiny_scenario import SLUG, copy_reference, publish_tiny, warm_reference
+from dispatch.tiny_scenario import SLUG, publish_tiny, warm_reference
 from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
@@ -117,8 +116,7 @@ def rig(data: Path, *, database_url: str, broker_url: str = "", candidates: int 
         **settings: str) -> Iterator[Rig]:
     """Migrate, publish the tiny scenario, create candidates; the caller starts web and workers."""
     data.mkdir(parents=True, exist_ok=True)
-    warm_reference(Path(os.environ["DOJO_DATA_DIR"]))
-    copy_reference(Path(os.environ["DOJO_DATA_DIR"]), data)
+    warm_reference()
     defaults = {"DOJO_QUEUE": f"dojo-test-{uuid.uuid4().hex[:8]}", "WARM_REFERENCES": "0", "LOG_FORMAT": "json",
                 "HEARTBEAT_SECONDS": "1", "STALE_AFTER_SECONDS": "20", "REDISPATCH_AFTER_SECONDS": "30",
                 "ATTEMPTS_PER_USER_PER_MINUTE": "1000", "WORKER_CONCURRENCY": "1"}

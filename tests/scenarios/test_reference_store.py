@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 import pytest
 from dispatch.conftest import app_db  # noqa: F401
 from dispatch.tiny_scenario import publish_tiny, tiny_package
@@ -12,7 +9,6 @@ from sqlalchemy import update
 
 from app.attempts.models import Attempt
 from app.core.db import new_session
-from app.core.settings import get_settings
 from app.engine.validator import ValidationReport
 from app.grading import reference as file_cache
 from app.scenarios import reference
@@ -56,7 +52,7 @@ def test_grading_reads_the_reference_from_the_version_row(app_db: None, monkeypa
     assert report.valid
 
     # Another machine: no file cache, and computing a reference is not allowed.
-    shutil.rmtree(Path(get_settings().dojo_data_dir) / "cache" / "reference", ignore_errors=True)
+    file_cache.cache_path(package).unlink(missing_ok=True)
 
     def no_validation(**_kwargs: object) -> ValidationReport:
         raise AssertionError("grading must not compute the reference when the row has it")

@@ -15,7 +15,7 @@ from app.core.db import new_session
 from app.core.settings import get_settings
 from app.dispatch import task_claims
 from app.dispatch.claims import new_claim_token
-from app.dispatch.jobs import heartbeat
+from app.dispatch.jobs import heartbeat, write_coaching
 from app.scenarios.job_models import JobTask, ScenarioJob
 from app.scenarios.models import ScenarioVersion
 
@@ -54,8 +54,10 @@ def run_job_task(task_id: int, *, worker_prefix: str = "worker") -> str:
             session.rollback()
             log.warning("job task %s: claim lost to another worker; outcome discarded", task_id)
             return "lost"
-        jobs.task_finished(session=session, job_id=job_id, label=_label(kind, package, name))
+        recoach = jobs.task_finished(session=session, job_id=job_id, label=_label(kind, package, name))
         session.commit()
+    for rejudged in recoach:  # after the commit: a coaching model may take seconds, holding no lock
+        write_coaching(rejudged)
     return "done"
 
 

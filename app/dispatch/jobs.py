@@ -84,7 +84,7 @@ def _grade_attempt(attempt_id: int, *, worker_prefix: str, grader: Grader | None
     if not stored:
         log.warning("attempt %s: claim lost to another worker; result discarded", attempt_id)
         return "lost"
-    _after_grading(attempt_id)
+    write_coaching(attempt_id)
     log.info("attempt %s: %s", attempt_id, outcome.status)
     return "graded"
 
@@ -159,8 +159,9 @@ class ProgressWriter:
             log.warning("attempt %s: could not store progress", self.claim.attempt_id, exc_info=True)
 
 
-def _after_grading(attempt_id: int) -> None:
-    """Write the coaching tips for the stored result; a coaching failure never undoes the grading.
+def write_coaching(attempt_id: int) -> None:
+    """Write the coaching tips for the stored result (after a grading or a rejudge that changed it);
+    a coaching failure never undoes the grading.
 
     The tips are written between a read and a short write transaction: a configured coaching model
     may take seconds, and no lock may be held meanwhile.

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from app.core.db import new_session
 from app.core.settings import get_settings
 from app.dispatch import task_claims
+from app.dispatch.jobs import write_coaching
 
 log = logging.getLogger(__name__)
 
@@ -20,9 +21,12 @@ def sweep_stale(*, enqueue: Callable[[int], None]) -> list[int]:
     with new_session() as session:
         requeued, crashed_jobs = task_claims.requeue_stale(
             session=session, stale_after_seconds=settings.stale_after_seconds, max_tries=settings.max_tries)
+        recoach: list[int] = []
         for job_id in crashed_jobs:
-            jobs.task_finished(session=session, job_id=job_id, label="a run whose worker kept stopping")
+            recoach += jobs.task_finished(session=session, job_id=job_id, label="a run whose worker kept stopping")
             session.commit()
+    for attempt_id in recoach:  # after the commit, as run_job_task does
+        write_coaching(attempt_id)
     for task_id in requeued:
         log.warning("job task %s: worker stopped beating; dispatched again", task_id)
         enqueue(task_id)

@@ -61,28 +61,35 @@ def latest_job(*, session: Session, version_id: int, kind: str) -> ScenarioJob |
     ).order_by(ScenarioJob.id.desc()).limit(1))
 
 
-def task_finished(*, session: Session, job_id: int, label: str) -> None:
-    """Count a finished task (in the finishing worker's transaction); close the phase when it was the last."""
+def task_finished(*, session: Session, job_id: int, label: str) -> list[int]:
+    """Count a finished task (in the finishing worker's transaction); close the phase when it was the last.
+
+    Returns the attempts whose coaching the caller rewrites once this transaction is committed (those
+    whose verdict a rejudge that just finished changed).
+    """
     session.execute(update(ScenarioJob).where(ScenarioJob.id == job_id).values(
         done=ScenarioJob.done + 1, current=label[:200]).execution_options(synchronize_session=False))
-    close_if_complete(session=session, job_id=job_id)
+    return close_if_complete(session=session, job_id=job_id)
 
 
-def close_if_complete(*, session: Session, job_id: int) -> None:
-    """When no task of the job's phase is open, let one caller (the UPDATE decides) close the phase."""
+def close_if_complete(*, session: Session, job_id: int) -> list[int]:
+    """When no task of the job's phase is open, let one caller (the UPDATE decides) close the phase.
+
+    Returns what task_finished does.
+    """
     job = session.get(ScenarioJob, job_id)
     if job is None:
-        return
+        return []
     session.refresh(job)
     still_open = session.scalar(select(func.count(JobTask.id)).where(
         JobTask.job_id == job_id, JobTask.phase == job.phase, JobTask.status != "done"))
     if still_open:
-        return
+        return []
     won = changed_rows(session, update(ScenarioJob).where(
         ScenarioJob.id == job_id, ScenarioJob.phase == job.phase, ScenarioJob.status.in_(("queued", "running"))
     ).values(status="closing"))
     if won != 1:
-        return
+        return []
     session.refresh(job)
     from app.scenarios import rejudge, validation
 
@@ -93,6 +100,7 @@ def close_if_complete(*, session: Session, job_id: int) -> None:
         log.exception("scenario job %s: closing phase %s failed", job_id, job.phase)
         job.status, job.error = "failed", f"{exc.__class__.__name__}: {exc}"[:2000]
         job.finished_at = utcnow()
+    return rejudge.attempts_to_recoach(job)
 
 
 def finish_job(job: ScenarioJob, summary: dict[str, Any]) -> None:

@@ -49,7 +49,7 @@ def close_phase(*, session: Session, job: ScenarioJob) -> None:
                            tasks=[(f"attempt:{a.id}", a.id, snapshot(a)) for a in attempts])
             return
     tasks = session.scalars(select(JobTask).where(JobTask.job_id == job.id, JobTask.phase == 1)).all()
-    changed = 0
+    changed: list[int] = []
     for task in tasks:
         new = task.outcome or {}
         if "status" not in new:  # the grading itself crashed: keep the old verdict
@@ -57,8 +57,16 @@ def close_phase(*, session: Session, job: ScenarioJob) -> None:
         changed_rows(session, update(Attempt).where(
             Attempt.id == task.attempt_id, Attempt.status.in_([s.value for s in FINISHED_STATUSES])
         ).values(status=new["status"], score=new.get("score"), error=new.get("error"), result=new.get("result")))
-        changed += bool(changes(task.previous or {}, new))
-    jobs.finish_job(job, {"attempts": len(tasks), "changed": changed})
+        if task.attempt_id is not None and changes(task.previous or {}, new):
+            changed.append(task.attempt_id)
+    jobs.finish_job(job, {"attempts": len(tasks), "changed": len(changed), "changed_attempts": changed})
+
+
+def attempts_to_recoach(job: ScenarioJob) -> list[int]:
+    """A finished rejudge's attempts whose verdict changed: their coaching tips spoke of the old one."""
+    if job.kind != KIND or job.status != "done" or not job.summary:
+        return []
+    return [int(attempt_id) for attempt_id in job.summary.get("changed_attempts", [])]
 
 
 def _fixed(result: dict[str, Any] | None) -> dict[str, bool]:

@@ -67,7 +67,7 @@ def test_upload_validate_publish_export_and_the_audit_trail(app_client: TestClie
     assert rejudging.status_code == 202 and rejudging.json()["kind"] == "rejudge"
     run_queued_tasks(rejudging.json()["id"])
     done = app_client.get(f"{BASE}/{slug}/versions/1", headers=admin).json()["jobs"]["rejudge"]
-    assert done["status"] == "done" and done["summary"] == {"attempts": 1, "changed": 0}
+    assert done["status"] == "done" and done["summary"] == {"attempts": 1, "changed": 0, "changed_attempts": []}
     assert app_client.get(f"/api/attempts/{attempt.json()['id']}", headers=candidate).json()["status"] == "passed"
 
     with new_session() as session:

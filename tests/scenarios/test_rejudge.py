@@ -8,6 +8,8 @@ import pytest
 from dispatch.conftest import app_db  # noqa: F401
 
 from app.attempts.models import Attempt
+from app.coaching.models import AI_NOTICE, CoachingTip
+from app.coaching.service import gather, rule_tips, tips_of
 from app.core.db import new_session
 from app.scenarios import rejudge
 from app.scenarios.job_models import JobTask
@@ -15,6 +17,7 @@ from app.scenarios.models import ScenarioVersion
 from app.users.service import create_user
 from scenarios.jobs_support import run_queued_tasks, tiny_draft, wait_job
 
+STALE_TIP = "Your submission still fails the hidden checks on positions."
 OLD_RESULT = {"status": "failed", "tests": [{"id": "loss.init-scale", "passed": False}],
               "bugs": [{"id": "pos-not-added", "fixed": False}, {"id": "softmax-before-loss", "fixed": False}]}
 
@@ -32,6 +35,10 @@ def test_rejudge_regrades_each_attempt_and_keeps_the_old_verdict(app_db: None) -
         attempt = Attempt(user_id=user.id, scenario_version_id=version.id, kind="submit", status="failed",
                           score=0.0, files=dict(version.content["solution_files"]), result=OLD_RESULT)
         session.add(attempt)
+        session.flush()
+        # Coaching written for that wrong verdict: it must not outlive it.
+        session.add(CoachingTip(attempt_id=attempt.id, source="rules", framing=STALE_TIP, pro_tip="-", steps=["-"],
+                                notice=AI_NOTICE, rules=["component.failing"], why=[]))
         session.commit()
         attempt_id = attempt.id
         job_id = rejudge.start_rejudge(session=session, version=session.get(ScenarioVersion, version_id),
@@ -50,6 +57,11 @@ def test_rejudge_regrades_each_attempt_and_keeps_the_old_verdict(app_db: None) -
     shown = rejudge.changes(task.previous, task.outcome)
     assert "status failed → passed" in shown and "score 0.00 → 1.00" in shown
     assert "bug pos-not-added: not fixed → fixed" in shown
+    assert job.summary["changed_attempts"] == [attempt_id]
+    with new_session() as session:  # the tips are the coach's for the new verdict
+        shown_tips = [tip["framing"] for tip in tips_of(session=session, attempt_id=attempt_id)]
+        expected = [tip.framing for tip in rule_tips(gather(session=session, attempt_id=attempt_id))]
+    assert STALE_TIP not in shown_tips and shown_tips == expected
 
 
 def test_changes_is_empty_when_nothing_changed() -> None:

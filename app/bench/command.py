@@ -8,7 +8,8 @@
   as soon as it answers (API submit to verdict), pipeline_p50_s / pipeline_p95_s the submissions
   after it (one at a time, a few seconds apart), throughput_per_min a batch submitted at once by as
   many candidates, web_rps / web_p95_ms 20 clients requesting the signed-in dashboard and
-  GET /api/attempts/{id} without pause.
+  GET /api/attempts/{id} without pause (details.web: by path, and each path's median when requested
+  one at a time).
 The machine's load average is recorded before and after: other work on the machine adds time.
 """
 
@@ -24,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from app.bench import harness_times, pipeline, server
-from app.bench.web_load import web_load
+from app.bench.web_load import one_at_a_time, web_load
 
 EMAIL = "bench-candidate@example.com"
 BATCH_EMAILS = "bench-batch-{n}@example.com"
@@ -87,9 +88,11 @@ def run_bench(options: BenchOptions, *, say: Callable[[str], None]) -> dict[str,
         say(f"web: {options.web_clients} clients for {options.web_seconds:g} s")
         page = serve.client()
         dashboard = page.sign_in_page(EMAIL, server.PASSWORD)
-        web = web_load(host=server.HOST, port=serve.port, cookies=page.cookies, token=client.token or "",
-                       paths={"dashboard": dashboard, "api_attempt": f"/api/attempts/{cold.attempt_id}"},
-                       clients=options.web_clients, seconds=options.web_seconds)
+        web_paths = {"dashboard": dashboard, "api_attempt": f"/api/attempts/{cold.attempt_id}"}
+        web = web_load(host=server.HOST, ports=[serve.port], cookies=page.cookies, token=client.token or "",
+                       paths=web_paths, clients=options.web_clients, seconds=options.web_seconds)
+        single = one_at_a_time(host=server.HOST, port=serve.port, cookies=page.cookies, token=client.token or "",
+                               paths=web_paths)
         client.close()
         page.close()
     finally:
@@ -117,7 +120,8 @@ def run_bench(options: BenchOptions, *, say: Callable[[str], None]) -> dict[str,
         throughput={"count": batch.count, "seconds": round(batch.seconds, 2), "statuses": batch.statuses},
         web={"requests": web.requests, "errors": web.errors, "seconds": round(web.seconds, 2),
              "p95_ms_by_path": {label: round(web.p95_ms(label), 1) for label in web.latencies_ms},
-             "p50_ms": round(pipeline.percentile([v for vs in web.latencies_ms.values() for v in vs], 0.5), 1)},
+             "p50_ms": round(pipeline.percentile([v for vs in web.latencies_ms.values() for v in vs], 0.5), 1),
+             "one_at_a_time_median_ms": {label: round(ms, 2) for label, ms in single.items()}},
         warm_standby_jobs=log_text.count("job ran in a warm standby sandbox"),
         cold_sandbox_jobs=log_text.count("running the job in a cold sandbox"),
         load_after=_load(), work_dir=str(work), data_dir=str(data),

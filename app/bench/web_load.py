@@ -26,12 +26,14 @@ class WebLoad:
         return percentile(values, 0.95)
 
 
-def web_load(*, host: str, port: int, cookies: dict[str, str], token: str, paths: dict[str, str],
+def web_load(*, host: str, ports: list[int], cookies: dict[str, str], token: str, paths: dict[str, str],
              clients: int = 20, seconds: float = 15.0) -> WebLoad:  # fmt: skip
     """`clients` threads, each on its own keep-alive connection, request the paths in turn without pause.
 
-    paths maps a label to a path; a label starting with "api" is requested with the bearer token,
-    the others with the session cookies. Every request is timed from send to the last byte read.
+    Client k talks to ports[k % len(ports)] (several web processes of one install, as a load balancer
+    would spread the clients). paths maps a label to a path; a label starting with "api" is requested
+    with the bearer token, the others with the session cookies. Every request is timed from send to
+    the last byte read.
     """
     latencies: dict[str, list[float]] = {label: [] for label in paths}
     errors = [0]
@@ -39,7 +41,7 @@ def web_load(*, host: str, port: int, cookies: dict[str, str], token: str, paths
     start = threading.Barrier(clients + 1)
     stop_at = [0.0]
 
-    def run() -> None:
+    def run(port: int) -> None:
         page = Client(host, port, cookies=dict(cookies))
         api = Client(host, port, token=token)
         mine: dict[str, list[float]] = {label: [] for label in paths}
@@ -63,7 +65,7 @@ def web_load(*, host: str, port: int, cookies: dict[str, str], token: str, paths
                     latencies[label].extend(values)
                 errors[0] += failed
 
-    threads = [threading.Thread(target=run, daemon=True) for _ in range(clients)]
+    threads = [threading.Thread(target=run, args=(ports[k % len(ports)],), daemon=True) for k in range(clients)]
     for thread in threads:
         thread.start()
     stop_at[0] = time.monotonic() + seconds
@@ -74,3 +76,17 @@ def web_load(*, host: str, port: int, cookies: dict[str, str], token: str, paths
     elapsed = time.monotonic() - began
     total = sum(len(v) for v in latencies.values())
     return WebLoad(requests=total, seconds=elapsed, errors=errors[0], latencies_ms=latencies)
+
+
+def one_at_a_time(*, host: str, port: int, cookies: dict[str, str], token: str, paths: dict[str, str],
+                  count: int = 50) -> dict[str, float]:  # fmt: skip
+    """Median milliseconds of `count` requests per path sent one after another: the cost of a request
+    on its own, without the queueing of the concurrent load."""
+    page, api = Client(host, port, cookies=dict(cookies)), Client(host, port, token=token)
+    try:
+        return {label: percentile([(api if label.startswith("api") else page).get(path).seconds * 1000
+                                   for _ in range(count)], 0.5)
+                for label, path in paths.items()}  # fmt: skip
+    finally:
+        page.close()
+        api.close()

@@ -26,18 +26,6 @@ from app.bench.services import private_postgres, private_redis  # noqa: E402
 EMAIL = "scaleout-{n}@example.com"
 
 
-def _load() -> str:
-    import os
-
-    return " ".join(f"{x:.2f}" for x in os.getloadavg())
-
-
-def _wait_ready(worker: server.DojoProcess, timeout: float = 180) -> None:
-    deadline = time.monotonic() + timeout
-    while "ready." not in worker.log_text():
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"worker not ready:\n{worker.log_text()[-2000:]}")
-        time.sleep(0.2)
 
 
 def main() -> int:
@@ -69,16 +57,16 @@ def main() -> int:
             clients = [web.client(email=email) for email in emails]  # one grading at a time per candidate
             for count_workers in (1, 2):
                 workers[count_workers - 1].start()
-                _wait_ready(workers[count_workers - 1])
+                workers[count_workers - 1].wait_ready()
                 # Not timed: the reference (first time only) and each worker's first standby sandbox.
                 pipeline.throughput(clients, scenario=args.scenario, files=files, count=count_workers)
                 time.sleep(3)  # the standbys finish importing torch, as they would between real submissions
-                print(f"{count_workers} worker(s): load before {_load()}")
+                print(f"{count_workers} worker(s): load before {server.load_average()}")
                 result = pipeline.throughput(clients, scenario=args.scenario, files=files, count=args.count)
                 rates.append(result.per_minute)
                 print(f"{count_workers} worker(s): {result.count} submissions in {result.seconds:.1f} s -> "
                       f"{result.per_minute:.1f} graded submissions/minute; statuses {result.statuses}; "
-                      f"load after {_load()}")
+                      f"load after {server.load_average()}")
             for client in clients:
                 client.close()
         finally:

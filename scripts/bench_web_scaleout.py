@@ -13,10 +13,8 @@ Prints requests per second, p50 and p95 for each, and the load average.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -29,16 +27,6 @@ from app.bench.web_load import web_load  # noqa: E402
 EMAIL = "web-scaleout@example.com"
 
 
-def _load() -> str:
-    return " ".join(f"{x:.2f}" for x in os.getloadavg())
-
-
-def _wait_ready(worker: server.DojoProcess, timeout: float = 180) -> None:
-    deadline = time.monotonic() + timeout
-    while "ready." not in worker.log_text():
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"worker not ready:\n{worker.log_text()[-2000:]}")
-        time.sleep(0.2)
 
 
 def main() -> int:
@@ -63,7 +51,7 @@ def main() -> int:
         try:
             webs[0].start_and_wait()
             worker.start()
-            _wait_ready(worker)
+            worker.wait_ready()
             client = webs[0].client(email=EMAIL)
             verdict = pipeline.submit_and_wait(client, scenario=args.scenario, files=dict(package.solution_files))
             print(f"graded attempt {verdict.attempt_id}: {verdict.status}")
@@ -77,13 +65,14 @@ def main() -> int:
                 ports = [web.port for web in webs[:count]]
                 web_load(host=server.HOST, ports=ports, cookies=page.cookies, token=client.token or "",
                          paths=paths, clients=args.clients, seconds=2)  # not counted: connections, caches
-                before = _load()
+                before = server.load_average()
                 load = web_load(host=server.HOST, ports=ports, cookies=page.cookies, token=client.token or "",
                                 paths=paths, clients=args.clients, seconds=args.seconds)
                 every = [v for values in load.latencies_ms.values() for v in values]
+                after = server.load_average()
                 print(f"{count} web process(es), {args.clients} clients for {args.seconds:g} s: "
                       f"{load.rps:.1f} requests/s, p50 {pipeline.percentile(every, 0.5):.1f} ms, "
-                      f"p95 {load.p95_ms():.1f} ms, {load.errors} errors; load before {before}, after {_load()}")
+                      f"p95 {load.p95_ms():.1f} ms, {load.errors} errors; load before {before}, after {after}")
             client.close()
             page.close()
         finally:

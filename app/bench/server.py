@@ -98,6 +98,19 @@ class DojoProcess:
     def log_text(self) -> str:
         return self.log.read_text(errors="replace") if self.log.exists() else ""
 
+    def wait_ready(self, timeout: float = 180) -> None:
+        """Wait for a `dojo worker` to log that it is ready."""
+        deadline = time.monotonic() + timeout
+        while "ready." not in self.log_text():
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"worker not ready:\n{self.log_text()[-2000:]}")
+            time.sleep(0.2)
+
+
+def load_average() -> str:
+    """The machine's 1, 5 and 15 minute load averages: other work on the machine adds time."""
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
 
 class BenchServer(DojoProcess):
     """`dojo serve` on a free port."""

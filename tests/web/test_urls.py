@@ -1,0 +1,44 @@
+"""The templates' fast url_for gives exactly the URLs Starlette's resolver gives."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from starlette.requests import Request
+from starlette.routing import NoMatchFound
+
+from app.core.paths import STATIC_DIR
+from app.main import create_app
+from app.web.urls import fast_url_for, route_formats
+
+
+def _request() -> Request:
+    app = create_app()
+    scope = {"type": "http", "app": app, "scheme": "https", "server": ("dojo.example", 443), "path": "/",
+             "root_path": "", "query_string": b"", "headers": [(b"host", b"dojo.example")]}  # fmt: skip
+    return Request(scope)
+
+
+def test_every_named_route_is_formatted_as_starlette_resolves_it() -> None:
+    request = _request()
+    formats = route_formats(request.app)
+    assert "challenge_page" in formats and "static" in formats
+    for name, (template, params, _slashed) in formats.items():
+        values = {param: (7 if "id" in param or "number" in param else "leaky-mask") for param in params}
+        assert str(fast_url_for(request, name, **values)) == str(request.url_for(name, **values)), template
+
+
+def test_every_static_file_link_matches_the_mount() -> None:
+    request = _request()
+    files = [p.relative_to(STATIC_DIR).as_posix() for p in STATIC_DIR.rglob("*") if p.is_file()]
+    assert "css/app.css" in files
+    for path in files:
+        if re.fullmatch(r"[A-Za-z0-9._/-]+", path):  # file names a browser would not escape
+            assert str(fast_url_for(request, "static", path=path)) == str(request.url_for("static", path=path))
+
+
+def test_other_parameters_go_to_the_resolver_which_refuses_them() -> None:
+    request = _request()
+    with pytest.raises(NoMatchFound):
+        fast_url_for(request, "challenge_page", number=3)

@@ -26,6 +26,11 @@ class WebLoad:
         return percentile(values, 0.95)
 
 
+def _client_for(label: str, *, page: Client, api: Client) -> Client:
+    """A label starting with "api" is requested with the bearer token, the others with the cookies."""
+    return api if label.startswith("api") else page
+
+
 def web_load(*, host: str, ports: list[int], cookies: dict[str, str], token: str, paths: dict[str, str],
              clients: int = 20, seconds: float = 15.0) -> WebLoad:  # fmt: skip
     """`clients` threads, each on its own keep-alive connection, request the paths in turn without pause.
@@ -50,7 +55,7 @@ def web_load(*, host: str, ports: list[int], cookies: dict[str, str], token: str
         try:
             while time.monotonic() < stop_at[0]:
                 for label, path in paths.items():
-                    client = api if label.startswith("api") else page
+                    client = _client_for(label, page=page, api=api)
                     try:
                         response = client.get(path)
                     except Exception:
@@ -84,7 +89,7 @@ def one_at_a_time(*, host: str, port: int, cookies: dict[str, str], token: str, 
     on its own, without the queueing of the concurrent load."""
     page, api = Client(host, port, cookies=dict(cookies)), Client(host, port, token=token)
     try:
-        return {label: percentile([(api if label.startswith("api") else page).get(path).seconds * 1000
+        return {label: percentile([_client_for(label, page=page, api=api).get(path).seconds * 1000
                                    for _ in range(count)], 0.5)
                 for label, path in paths.items()}  # fmt: skip
     finally:

@@ -6,11 +6,14 @@ from typing import Any
 
 from fastapi import APIRouter, HTTPException
 from fastapi.responses import JSONResponse
+from sqlalchemy.orm import Session
 
 from app.attempts import service, views
 from app.attempts.schemas import AttemptCreate, AttemptQueued
 from app.auth.deps import CurrentUser, SessionDep
+from app.core.db import run_read
 from app.core.errors import DojoError
+from app.users.models import User
 from app.web.params import RowIdPath
 
 router = APIRouter(prefix="/api/attempts", tags=["attempts"])
@@ -38,14 +41,19 @@ def create_attempt(body: AttemptCreate, user: CurrentUser, session: SessionDep) 
 
 
 # Polled while an attempt is graded. The view is plain JSON already, so it is answered as it is:
-# a declared return type would have FastAPI validate and re-encode it on another thread hop.
+# a declared return type would have FastAPI validate and re-encode it. Async, with the read in
+# run_read: on SQLite the whole request makes no trip to a worker thread.
 @router.get("/{attempt_id}", response_model=dict[str, Any])
-def read_attempt(attempt_id: RowIdPath, user: CurrentUser, session: SessionDep) -> JSONResponse:
+async def read_attempt(attempt_id: RowIdPath, user: CurrentUser, session: SessionDep) -> JSONResponse:
     """The attempt shaped for the viewer; 404 for attempts the viewer may not read."""
+    return JSONResponse(await run_read(session, _attempt_view, attempt_id, user, session))
+
+
+def _attempt_view(attempt_id: int, user: User, session: Session) -> dict[str, Any]:
     attempt = service.visible_attempt(session=session, attempt_id=attempt_id, user=user)
     if attempt is None:
         raise HTTPException(404, f"Attempt {attempt_id} not found.")
-    return JSONResponse(views.attempt_view(session=session, attempt=attempt, viewer=user))
+    return views.attempt_view(session=session, attempt=attempt, viewer=user)
 
 
 @router.post("/{attempt_id}/cancel")

@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 
 from app.auth import sessions, tokens
 from app.auth.csrf import is_api_path, is_bearer_request
-from app.core.db import get_session
+from app.core.db import get_session, run_read
 from app.core.settings import get_settings
 from app.users.models import Role, User
 
@@ -43,11 +43,7 @@ def _bearer_user(request: Request, session: Session, header: str) -> User:
     return user
 
 
-def optional_user(request: Request, session: SessionDep) -> User | None:
-    """The signed-in user, or None; a bad bearer token is an error, never anonymous.
-
-    Other Authorization schemes are ignored (a proxy's Basic auth passes through to the app).
-    """
+def _signed_in_user(request: Request, session: Session) -> User | None:
     if is_bearer_request(request):
         user: User | None = _bearer_user(request, session, request.headers["authorization"])
     else:
@@ -60,9 +56,18 @@ def optional_user(request: Request, session: SessionDep) -> User | None:
             sessions.forget_session(request)
             user = None
     # End the read transaction, which gives the connection back to the pool (the user stays loaded):
-    # the endpoint runs on another worker thread, and a request holding a connection while it waits
+    # a sync endpoint runs on a worker thread, and a request holding a connection while it waits
     # for one could leave every worker thread waiting for a connection that only such requests hold.
     session.commit()
+    return user
+
+
+async def optional_user(request: Request, session: SessionDep) -> User | None:
+    """The signed-in user, or None; a bad bearer token is an error, never anonymous.
+
+    Other Authorization schemes are ignored (a proxy's Basic auth passes through to the app).
+    """
+    user = await run_read(session, _signed_in_user, request, session)
     request.state.user = user
     return user
 

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request
 from sqlalchemy import bindparam, select
-from sqlalchemy.orm import load_only
+from sqlalchemy.orm import Session, load_only
 from starlette.responses import Response
 
 from app.attempts.models import Attempt
 from app.auth.deps import CurrentUser, SessionDep
+from app.core.db import run_read
 from app.scenarios import service as scenarios_service
 from app.scenarios.models import Scenario, ScenarioVersion
+from app.users.models import User
 from app.web.templating import render
 
 router = APIRouter(tags=["pages"], include_in_schema=False)
@@ -32,8 +34,12 @@ _RECENT = (
 
 
 @router.get("/candidate", name="candidate_dashboard")
-def candidate_dashboard(request: Request, user: CurrentUser, session: SessionDep) -> Response:
+async def candidate_dashboard(request: Request, user: CurrentUser, session: SessionDep) -> Response:
     """Challenges to practise and the signed-in user's attempts (every role may practise)."""
+    return await run_read(session, _dashboard, request, user, session)
+
+
+def _dashboard(request: Request, user: User, session: Session) -> Response:
     challenges = scenarios_service.list_published(session=session, with_content=False)
     slugs = dict(session.execute(_SLUGS).all())
     attempts = session.execute(_RECENT, {"user_id": user.id}).all()

@@ -42,6 +42,9 @@ def _base_context(request: Request) -> dict[str, Any]:
 
 
 templates = Jinja2Templates(directory=str(TEMPLATES_DIR), context_processors=[_base_context])
+# Templates ship with the release: checking each file's modification time on every render costs a
+# system call per template (a page extends the layout and includes partials) for nothing.
+templates.env.auto_reload = False
 
 
 @pass_context

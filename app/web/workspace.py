@@ -16,7 +16,7 @@ from starlette.responses import Response
 
 from app.attempts.models import Attempt, AttemptKind
 from app.auth.deps import CurrentUser, SessionDep
-from app.core.db import as_utc
+from app.core.db import as_utc, run_read
 from app.core.errors import DojoError
 from app.core.paths import STATIC_DIR
 from app.engine.scratch import FILE_NAME as SCRATCH_FILE
@@ -122,9 +122,15 @@ def interview_workspace(request: Request, interview_id: RowIdPath, user: Current
 
 
 @router.get("/challenges/{slug}/attempts/{attempt_id}/panel", name="attempt_panel")
-def attempt_panel(request: Request, slug: str, attempt_id: RowIdPath, user: CurrentUser, session: SessionDep,
-                  interview: InterviewQuery = None) -> Response:
-    """The Results (or console) fragment of one attempt; htmx polls it while the attempt waits or runs."""
+async def attempt_panel(request: Request, slug: str, attempt_id: RowIdPath, user: CurrentUser, session: SessionDep,
+                        interview: InterviewQuery = None) -> Response:
+    """The Results (or console) fragment of one attempt; htmx polls it while the attempt waits or runs
+    (a read: on SQLite it makes no trip to a worker thread, see run_read)."""
+    return await run_read(session, _panel, request, slug, attempt_id, user, session, interview)
+
+
+def _panel(request: Request, slug: str, attempt_id: int, user: User, session: Session,
+           interview: int | None) -> Response:  # fmt: skip
     ws = workspace_for(session, user, slug, interview)
     attempt = own_attempt(session, ws, attempt_id)
     return render_panel(request, session, ws, attempt, refresh_history=None)

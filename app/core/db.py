@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
 from functools import lru_cache, partial
@@ -71,7 +72,12 @@ def make_engine(url: str, *, sqlite_savepoints: bool = False) -> Engine:
                 conn.exec_driver_sql("BEGIN")
 
         return engine
-    return create_engine(url, pool_pre_ping=True)
+    return create_engine(url, pool_pre_ping=True, pool_size=SERVER_POOL_SIZE, max_overflow=SERVER_POOL_OVERFLOW)
+
+
+# A database server runs a process per connection, so its pool stays bounded (SQLAlchemy's defaults).
+SERVER_POOL_SIZE = 5
+SERVER_POOL_OVERFLOW = 10
 
 
 @lru_cache
@@ -101,18 +107,44 @@ async def get_session() -> AsyncIterator[Session]:
     round trip on PostgreSQL), so it runs on a worker thread, shielded from cancellation so that a
     client going away never leaks a connection, and outside the thread limit (as FastAPI does for
     its own generator dependencies) so that it never waits behind requests that need a connection.
-
     On SQLite, closing is a call into a local library, done right here (see run_read).
+
+    On a database server, a request first takes one of as many slots as the pool has connections,
+    waiting on the event loop, not on a worker thread. A request keeps its connection from its first
+    query to the end, across FastAPI's separate worker-thread trips (endpoint, then response
+    validation); without the slots a burst could leave every worker thread waiting for a connection
+    that only requests queued for a thread hold, until the pool's timeout answered 500s.
     """
-    session = new_session()
+    factory = _session_factory()
+    slots = _request_slots(factory.kw.get("bind"))
+    slot = object()  # the slot's holder: this request, whichever task ends it
+    if slots is not None:
+        await slots.acquire_on_behalf_of(slot)
+    session = factory()
     try:
         yield session
     finally:
-        if reads_inline(session):
-            session.close()
-        else:
-            with anyio.CancelScope(shield=True):
-                await anyio.to_thread.run_sync(session.close, limiter=anyio.CapacityLimiter(1))
+        try:
+            if reads_inline(session):
+                session.close()
+            else:
+                with anyio.CancelScope(shield=True):
+                    await anyio.to_thread.run_sync(session.close, limiter=anyio.CapacityLimiter(1))
+        finally:
+            if slots is not None:
+                slots.release_on_behalf_of(slot)
+
+
+_SLOTS: weakref.WeakKeyDictionary[Any, anyio.CapacityLimiter] = weakref.WeakKeyDictionary()
+
+
+def _request_slots(bind: Any) -> anyio.CapacityLimiter | None:
+    """The request slots of an engine with a bounded pool; None for SQLite (its pool opens more)."""
+    if not isinstance(bind, Engine) or bind.dialect.name == "sqlite":
+        return None
+    if bind not in _SLOTS:
+        _SLOTS[bind] = anyio.CapacityLimiter(SERVER_POOL_SIZE + SERVER_POOL_OVERFLOW)
+    return _SLOTS[bind]
 
 
 P = ParamSpec("P")

@@ -17,29 +17,16 @@ import anyio
 import anyio.to_thread
 import httpx
 import pytest
+from app_on_engine import app_with_candidate
 from services import POSTGRES_URL
 from sqlalchemy import Engine, text
-from sqlalchemy.orm import sessionmaker
 
-from app.auth.tokens import issue_token
-from app.core import db as core_db
 from app.core.db import make_engine
-from app.core.migrate import upgrade_to_head
-from app.main import create_app
-from app.users.service import create_user
 
 
 def _burst(engine: Engine, monkeypatch: pytest.MonkeyPatch, *, requests: int, worker_threads: int) -> list[int]:
     """`requests` concurrent GET /api/scenarios (a sync endpoint with a typed answer) through the app."""
-    upgrade_to_head(engine)
-    factory = sessionmaker(bind=engine, expire_on_commit=False)
-    with factory() as session:
-        user = create_user(session=session, email="burst@example.com", password="burst-password-123",
-                           role="candidate")  # fmt: skip
-        token = issue_token(session=session, user=user)
-        session.commit()
-    monkeypatch.setattr(core_db, "_session_factory", lambda: factory)
-    app = create_app()  # no lifespan: nothing but the requests below
+    app, token = app_with_candidate(engine, monkeypatch, email="burst@example.com")
 
     async def burst() -> list[int]:
         anyio.to_thread.current_default_thread_limiter().total_tokens = worker_threads

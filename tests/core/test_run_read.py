@@ -15,15 +15,11 @@ import anyio
 import anyio.to_thread
 import httpx
 import pytest
+from app_on_engine import app_with_candidate
 from sqlalchemy import Engine, text
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import Session
 
-from app.auth.tokens import issue_token
-from app.core import db as core_db
 from app.core.db import make_engine, reads_inline, run_read
-from app.core.migrate import upgrade_to_head
-from app.main import create_app
-from app.users.service import create_user
 
 
 def _thread_of_read(session: Session) -> int:
@@ -77,14 +73,7 @@ def test_a_sqlite_read_does_not_wait_for_a_writer_holding_its_transaction(tmp_pa
 def test_the_polled_reads_make_no_worker_thread_trip_on_sqlite(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The user lookup, the dashboard and the attempt API answer without anyio.to_thread on SQLite."""
     engine = make_engine(f"sqlite:///{tmp_path / 'trips.sqlite3'}")
-    upgrade_to_head(engine)
-    factory = sessionmaker(bind=engine, expire_on_commit=False)
-    with factory() as session:
-        user = create_user(session=session, email="trips@example.com", password="trips-password-123",
-                           role="candidate")  # fmt: skip
-        token = issue_token(session=session, user=user)
-        session.commit()
-    monkeypatch.setattr(core_db, "_session_factory", lambda: factory)
+    app, token = app_with_candidate(engine, monkeypatch, email="trips@example.com")
     trips: list[Any] = []
     real_run_sync = anyio.to_thread.run_sync
 
@@ -93,7 +82,6 @@ def test_the_polled_reads_make_no_worker_thread_trip_on_sqlite(tmp_path: Path, m
         return await real_run_sync(func, *args, **kwargs)
 
     monkeypatch.setattr(anyio.to_thread, "run_sync", counting_run_sync)
-    app = create_app()  # no lifespan: nothing but the requests below
 
     async def requests() -> dict[str, tuple[int, int]]:
         """Each path's status and the number of worker-thread trips it made."""

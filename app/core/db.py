@@ -15,6 +15,13 @@ from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 
 from app.core.settings import get_settings
 
+# A database server runs a process per connection, so its pool stays bounded (SQLAlchemy's defaults).
+SERVER_POOL_SIZE = 5
+SERVER_POOL_OVERFLOW = 10
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
 # Stable constraint names so Alembic migrations are deterministic on SQLite and PostgreSQL.
 NAMING_CONVENTION = {
     "ix": "ix_%(column_0_label)s",
@@ -75,11 +82,6 @@ def make_engine(url: str, *, sqlite_savepoints: bool = False) -> Engine:
     return create_engine(url, pool_pre_ping=True, pool_size=SERVER_POOL_SIZE, max_overflow=SERVER_POOL_OVERFLOW)
 
 
-# A database server runs a process per connection, so its pool stays bounded (SQLAlchemy's defaults).
-SERVER_POOL_SIZE = 5
-SERVER_POOL_OVERFLOW = 10
-
-
 @lru_cache
 def get_engine() -> Engine:
     """The process-wide engine for the configured DATABASE_URL."""
@@ -116,7 +118,8 @@ async def get_session() -> AsyncIterator[Session]:
     that only requests queued for a thread hold, until the pool's timeout answered 500s.
     """
     factory = _session_factory()
-    slots = _request_slots(factory.kw.get("bind"))
+    bind = factory.kw.get("bind")
+    slots = None if _embedded(bind) else _request_slots(bind)
     slot = object()  # the slot's holder: this request, whichever task ends it
     if slots is not None:
         await slots.acquire_on_behalf_of(slot)
@@ -125,7 +128,7 @@ async def get_session() -> AsyncIterator[Session]:
         yield session
     finally:
         try:
-            if reads_inline(session):
+            if _embedded(bind):
                 session.close()
             else:
                 with anyio.CancelScope(shield=True):
@@ -135,25 +138,26 @@ async def get_session() -> AsyncIterator[Session]:
                 slots.release_on_behalf_of(slot)
 
 
-_SLOTS: weakref.WeakKeyDictionary[Any, anyio.CapacityLimiter] = weakref.WeakKeyDictionary()
+_SLOTS: weakref.WeakKeyDictionary[Engine, anyio.CapacityLimiter] = weakref.WeakKeyDictionary()
 
 
 def _request_slots(bind: Any) -> anyio.CapacityLimiter | None:
-    """The request slots of an engine with a bounded pool; None for SQLite (its pool opens more)."""
-    if not isinstance(bind, Engine) or bind.dialect.name == "sqlite":
+    """The request slots of a database server's engine (its pool is bounded)."""
+    if not isinstance(bind, Engine):
         return None
     if bind not in _SLOTS:
         _SLOTS[bind] = anyio.CapacityLimiter(SERVER_POOL_SIZE + SERVER_POOL_OVERFLOW)
     return _SLOTS[bind]
 
 
-P = ParamSpec("P")
-T = TypeVar("T")
+def _embedded(bind: Any) -> bool:
+    """True for the embedded SQLite file: reads run on the loop (run_read), its pool opens more."""
+    return bind is not None and bind.dialect.name == "sqlite"
 
 
 def reads_inline(session: Session) -> bool:
     """True when the session's database is the embedded SQLite file (see run_read)."""
-    return session.get_bind().dialect.name == "sqlite"
+    return _embedded(session.get_bind())
 
 
 async def run_read(session: Session, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:

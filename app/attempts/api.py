@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, HTTPException
-from fastapi.responses import JSONResponse
 from sqlalchemy.orm import Session
 
 from app.attempts import service, views
@@ -13,6 +12,7 @@ from app.attempts.schemas import AttemptCreate, AttemptQueued
 from app.auth.deps import CurrentUser, SessionDep
 from app.core.db import run_read
 from app.core.errors import DojoError
+from app.core.json_codec import FastJSONResponse
 from app.users.models import User
 from app.web.params import RowIdPath
 
@@ -44,9 +44,9 @@ def create_attempt(body: AttemptCreate, user: CurrentUser, session: SessionDep) 
 # a declared return type would have FastAPI validate and re-encode it. Async, with the read in
 # run_read: on SQLite the whole request makes no trip to a worker thread.
 @router.get("/{attempt_id}", response_model=dict[str, Any])
-async def read_attempt(attempt_id: RowIdPath, user: CurrentUser, session: SessionDep) -> JSONResponse:
+async def read_attempt(attempt_id: RowIdPath, user: CurrentUser, session: SessionDep) -> FastJSONResponse:
     """The attempt shaped for the viewer; 404 for attempts the viewer may not read."""
-    return JSONResponse(await run_read(session, _attempt_view, attempt_id, user, session))
+    return FastJSONResponse(await run_read(session, _attempt_view, attempt_id, user, session))
 
 
 def _attempt_view(attempt_id: int, user: User, session: Session) -> dict[str, Any]:

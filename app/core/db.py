@@ -13,6 +13,7 @@ import anyio.to_thread
 from sqlalchemy import JSON, DateTime, Engine, MetaData, create_engine, event
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 
+from app.core import json_codec
 from app.core.settings import get_settings
 
 # A database server runs a process per connection, so its pool stays bounded (SQLAlchemy's defaults).
@@ -60,7 +61,7 @@ def make_engine(url: str, *, sqlite_savepoints: bool = False) -> Engine:
         # could leave every worker thread waiting for connections that only requests queued behind
         # them hold. SQLite connections are cheap; 20 stay open, more are opened when needed.
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30},
-                               pool_size=20, max_overflow=-1)  # fmt: skip
+                               pool_size=20, max_overflow=-1, json_deserializer=json_codec.loads)  # fmt: skip
 
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
@@ -79,7 +80,8 @@ def make_engine(url: str, *, sqlite_savepoints: bool = False) -> Engine:
                 conn.exec_driver_sql("BEGIN")
 
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=SERVER_POOL_SIZE, max_overflow=SERVER_POOL_OVERFLOW)
+    return create_engine(url, pool_pre_ping=True, pool_size=SERVER_POOL_SIZE, max_overflow=SERVER_POOL_OVERFLOW,
+                         json_deserializer=json_codec.loads)  # fmt: skip
 
 
 @lru_cache

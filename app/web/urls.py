@@ -15,9 +15,10 @@ from urllib.parse import quote
 from fastapi import FastAPI, Request
 from fastapi.routing import iter_route_contexts
 from starlette.convertors import Convertor, IntegerConvertor, PathConvertor, StringConvertor
-from starlette.datastructures import URL, URLPath
+from starlette.datastructures import URL
 
 _PARAM = re.compile(r"{([^}:]+)}")
+_ORIGIN_KEY = "dojo.url_origin"
 RouteFormats = dict[str, tuple[str, frozenset[str], frozenset[str]]]
 
 
@@ -53,4 +54,13 @@ def fast_url_for(request: Request, name: str, **params: Any) -> URL:
     template, _names, slashed = found
     path = template.format(**{key: quote(str(value), safe="/" if key in slashed else "")
                               for key, value in params.items()})
-    return URLPath(path).make_absolute_url(base_url=request.base_url)
+    return URL(_origin(request) + path)
+
+
+def _origin(request: Request) -> str:
+    """What URLPath.make_absolute_url puts before a path ("http://host:port" and the root path),
+    worked out once per request: building it per link cost a URL parse each."""
+    origin: str | None = request.scope.get(_ORIGIN_KEY)
+    if origin is None:
+        origin = request.scope[_ORIGIN_KEY] = str(request.base_url).rstrip("/")
+    return origin

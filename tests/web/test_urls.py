@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 from starlette.requests import Request
@@ -13,15 +14,17 @@ from app.main import create_app
 from app.web.urls import fast_url_for, route_formats
 
 
-def _request() -> Request:
+def _request(*, scheme: str = "https", host: bytes = b"dojo.example", root_path: str = "") -> Request:
     app = create_app()
-    scope = {"type": "http", "app": app, "scheme": "https", "server": ("dojo.example", 443), "path": "/",
-             "root_path": "", "query_string": b"", "headers": [(b"host", b"dojo.example")]}  # fmt: skip
+    scope = {"type": "http", "app": app, "scheme": scheme, "server": ("dojo.example", 443), "path": "/",
+             "root_path": root_path, "query_string": b"", "headers": [(b"host", host)]}  # fmt: skip
     return Request(scope)
 
 
-def test_every_named_route_is_formatted_as_starlette_resolves_it() -> None:
-    request = _request()
+# Behind a proxy at https://dojo.example/, on a port of its own, and under a path prefix.
+@pytest.mark.parametrize("place", [{}, {"scheme": "http", "host": b"127.0.0.1:8000"}, {"root_path": "/dojo"}])
+def test_every_named_route_is_formatted_as_starlette_resolves_it(place: dict[str, Any]) -> None:
+    request = _request(**place)
     formats = route_formats(request.app)
     assert "challenge_page" in formats and "static" in formats
     for name, (template, params, _slashed) in formats.items():

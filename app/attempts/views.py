@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from app.attempts.models import Attempt
@@ -59,13 +59,17 @@ def candidate_training(training: TrainingSummary | None) -> dict[str, Any] | Non
     return {k: v for k, v in data.items() if not k.startswith("baseline_") or k in CANDIDATE_BASELINE_FIELDS}
 
 
+# The version's number and slug only (its package and reference are large JSON); built once, since
+# building the statement costs more than running it on the attempt the workspace polls.
+_VERSION_AND_SLUG = (
+    select(ScenarioVersion.version, Scenario.slug).join(Scenario, Scenario.id == ScenarioVersion.scenario_id)
+    .where(ScenarioVersion.id == bindparam("version_id"))
+)
+
+
 def attempt_view(*, session: Session, attempt: Attempt, viewer: User) -> dict[str, Any]:
     """The API's attempt object for this viewer."""
-    # The version's number and slug only: its package and reference are large JSON.
-    version_number, slug = session.execute(
-        select(ScenarioVersion.version, Scenario.slug).join(Scenario, Scenario.id == ScenarioVersion.scenario_id)
-        .where(ScenarioVersion.id == attempt.scenario_version_id)
-    ).one()
+    version_number, slug = session.execute(_VERSION_AND_SLUG, {"version_id": attempt.scenario_version_id}).one()
     result = GradeResult.from_stored(attempt.result)
     staff = viewer.role in (Role.interviewer.value, Role.admin.value)
     tests = result.tests if result else []

@@ -48,13 +48,11 @@ def _signed_in_user(request: Request, session: Session) -> User | None:
         user: User | None = _bearer_user(request, session, request.headers["authorization"])
     else:
         uid = sessions.session_user_id(request, max_age_seconds=get_settings().session_max_age_seconds)
-        user = session.get(User, uid) if uid is not None else None
         # Checked on every request, so deactivation, a password change or a sign-out anywhere ends
         # the session at once, in every web process.
-        valid = user is not None and user.is_active and sessions.session_valid(request, user, session)
-        if uid is not None and not valid:
+        user = sessions.session_user(request, session, uid) if uid is not None else None
+        if uid is not None and user is None:
             sessions.forget_session(request)
-            user = None
     # End the read transaction, which gives the connection back to the pool (the user stays loaded):
     # a sync endpoint runs on a worker thread, and a request holding a connection while it waits
     # for one could leave every worker thread waiting for a connection that only such requests hold.

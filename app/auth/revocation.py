@@ -40,8 +40,3 @@ def end_one_session(*, session: Session, nonce: str, max_age_seconds: int) -> No
     if session.get(EndedSession, digest) is None:
         session.add(EndedSession(nonce_digest=digest, expires_at=now + timedelta(seconds=max_age_seconds)))
     session.flush()
-
-
-def session_ended(*, session: Session, nonce: str) -> bool:
-    """True when this nonce was signed out (in any process)."""
-    return session.get(EndedSession, token_digest(nonce)) is not None

@@ -12,14 +12,25 @@ import secrets
 import time
 
 from fastapi import FastAPI, Request
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 from starlette.middleware.sessions import SessionMiddleware
 
 from app.auth import revocation
+from app.core.security import token_digest
 from app.core.settings import Settings, get_settings
-from app.users.models import User
+from app.users.models import EndedSession, User
 
 SESSION_COOKIE = "dojo_session"
+
+
+# The account and, if this session was signed out, that record: one query, built once, since every
+# page request runs it (two lookups would cost the ORM's overhead twice).
+_USER_AND_ENDED = (
+    select(User, EndedSession.nonce_digest)
+    .outerjoin(EndedSession, EndedSession.nonce_digest == bindparam("digest"))
+    .where(User.id == bindparam("uid"))
+)
 
 
 def install_session_middleware(app: FastAPI, settings: Settings) -> None:
@@ -86,11 +97,20 @@ def session_user_id(request: Request, *, max_age_seconds: int) -> int | None:
     return uid
 
 
-def session_valid(request: Request, user: User, db: Session) -> bool:
-    """False when the password changed, every session was revoked, or this one was signed out."""
-    if request.session.get("pw") != password_stamp(user):
-        return False
-    if request.session.get("gen", 0) != user.session_generation:
-        return False
+def session_user(request: Request, db: Session, uid: int) -> User | None:
+    """The user of this cookie's id (from session_user_id), or None when the account is gone or
+    deactivated, the password changed, every session was revoked, or this one was signed out."""
     nonce = request.session.get("nonce")
-    return isinstance(nonce, str) and not revocation.session_ended(session=db, nonce=nonce)
+    if not isinstance(nonce, str):
+        return None
+    found = db.execute(_USER_AND_ENDED, {"uid": uid, "digest": token_digest(nonce)}).first()
+    if found is None:
+        return None
+    user, ended = found
+    if ended is not None or not user.is_active:
+        return None
+    if request.session.get("pw") != password_stamp(user):
+        return None
+    if request.session.get("gen", 0) != user.session_generation:
+        return None
+    return user

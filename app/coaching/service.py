@@ -11,7 +11,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import delete, select
+from sqlalchemy import bindparam, delete, select
 from sqlalchemy.orm import Session, defer
 
 from app.attempts.models import Attempt
@@ -96,6 +96,18 @@ def coach_attempt(*, session: Session, attempt_id: int) -> list[CoachingTip]:
     return store_tips(session=session, attempt_id=attempt_id, tips=write_tips(data))
 
 
+# Built once, columns only: the workspace polls an attempt's tips every 400 ms while it is graded,
+# and building the statement, or an ORM object per tip, costs more than the query.
+_TIPS = (
+    select(CoachingTip.id, CoachingTip.note, CoachingTip.component, CoachingTip.framing, CoachingTip.pro_tip,
+           CoachingTip.steps, CoachingTip.notice, CoachingTip.source, CoachingTip.rules, CoachingTip.why,
+           TipRating.helpful)
+    .outerjoin(TipRating, TipRating.tip_id == CoachingTip.id)
+    .where(CoachingTip.attempt_id == bindparam("attempt_id"))
+    .order_by(CoachingTip.id)
+)
+
+
 def tips_of(*, session: Session, attempt_id: int) -> list[dict[str, Any]]:
     """The stored tips of an attempt, in display order, as the API and the pages show them.
 
@@ -105,18 +117,14 @@ def tips_of(*, session: Session, attempt_id: int) -> list[dict[str, Any]]:
     of app.coaching.rules.RULES) and `why` (what triggered them); `rating` (the candidate's: True
     helpful, False not helpful, None not rated).
     """
-    rows = session.execute(
-        select(CoachingTip, TipRating.helpful)
-        .outerjoin(TipRating, TipRating.tip_id == CoachingTip.id)
-        .where(CoachingTip.attempt_id == attempt_id).order_by(CoachingTip.id)
-    ).all()
-    questions = _question_texts(session=session, attempt_id=attempt_id) if any(r.note for r, _h in rows) else {}
+    rows = session.execute(_TIPS, {"attempt_id": attempt_id}).all()
+    questions = _question_texts(session=session, attempt_id=attempt_id) if any(r.note for r in rows) else {}
     return [
         {"id": r.id, "note": r.note, "question": questions.get(r.note) if r.note else None,
          "component": r.component, "framing": r.framing, "pro_tip": r.pro_tip, "steps": list(r.steps),
          "notice": r.notice, "source": r.source, "rules": list(r.rules or []), "why": list(r.why or []),
-         "rating": helpful}
-        for r, helpful in rows
+         "rating": r.helpful}
+        for r in rows
     ]
 
 

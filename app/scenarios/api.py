@@ -18,13 +18,13 @@ def list_scenarios(_user: CurrentUser, session: SessionDep) -> list[dict[str, An
     """Published scenarios, easiest first."""
     return [
         {
-            "slug": service.slug_of(session=session, version=version),
+            "slug": slug,
             "title": version.title,
             "difficulty": version.difficulty,
             "version": version.version,
             "components": public_package(version).components,
         }
-        for version in service.list_published(session=session)
+        for version, slug in service.list_published(session=session)
     ]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import cache
+from typing import Any, NamedTuple, TypeVar
 
 from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session, defer
@@ -13,7 +14,6 @@ from app.scenarios.models import Scenario, ScenarioVersion
 PUBLISHED = "published"
 RETIRED = "retired"
 # Large JSON columns (tens of kilobytes each) that listings leave unloaded.
-_LISTING_SKIPS = (ScenarioVersion.reference, ScenarioVersion.validation, ScenarioVersion.content)
 
 
 def sync_builtin_scenarios(*, session: Session) -> list[ScenarioVersion]:
@@ -72,34 +72,63 @@ def latest_version(*, session: Session, scenario_id: int) -> ScenarioVersion | N
     )
 
 
+class PublishedCard(NamedTuple):
+    """What a dashboard shows of a published challenge."""
+
+    id: int  # the version's
+    slug: str
+    title: str
+    difficulty: str
+    version: int
+    summary: str
+
+
+_Statement = TypeVar("_Statement", bound="Select[*tuple[Any, ...]]")
+_DIFFICULTY_ORDER = {"easy": 0, "medium": 1, "hard": 2}
+
+
+def _easiest_first(title: str, difficulty: str) -> tuple[int, str]:
+    return _DIFFICULTY_ORDER.get(difficulty, 3), title
+
+
 @cache
-def _published_listing(with_content: bool) -> Select[ScenarioVersion]:
-    """Built once: constructing this statement (subquery, joins, deferrals) costs more than running it."""
+def _published_statements() -> tuple[Select[ScenarioVersion, str], Select[int, str, str, str, int, str]]:
+    """Built once (constructing them costs more than running them): every published, unarchived
+    scenario's newest version with its slug, as an object with its package (the large reference and
+    validation are not loaded), and as the columns of a PublishedCard."""
     newest = (
         select(ScenarioVersion.scenario_id, func.max(ScenarioVersion.version).label("version"))
         .where(ScenarioVersion.status == PUBLISHED)
         .group_by(ScenarioVersion.scenario_id)
         .subquery()
     )
-    return (
-        select(ScenarioVersion)
-        .join(newest, (ScenarioVersion.scenario_id == newest.c.scenario_id)
-              & (ScenarioVersion.version == newest.c.version))
-        .join(Scenario, Scenario.id == ScenarioVersion.scenario_id)
-        .where(Scenario.archived.is_(False))
-        .options(*(defer(c) for c in _LISTING_SKIPS if not (with_content and c is ScenarioVersion.content)))
+
+    def newest_published(statement: _Statement) -> _Statement:
+        return (
+            statement.join(newest, (ScenarioVersion.scenario_id == newest.c.scenario_id)
+                           & (ScenarioVersion.version == newest.c.version))
+            .join(Scenario, Scenario.id == ScenarioVersion.scenario_id)
+            .where(Scenario.archived.is_(False))
+        )  # fmt: skip
+
+    versions = newest_published(select(ScenarioVersion, Scenario.slug)).options(
+        defer(ScenarioVersion.reference), defer(ScenarioVersion.validation)
     )
+    cards = newest_published(select(ScenarioVersion.id, Scenario.slug, ScenarioVersion.title,
+                                    ScenarioVersion.difficulty, ScenarioVersion.version, ScenarioVersion.summary))
+    return versions, cards
 
 
-def list_published(*, session: Session, with_content: bool = True) -> list[ScenarioVersion]:
-    """The newest published version of every scenario that is not archived, easiest first.
+def list_published(*, session: Session) -> list[tuple[ScenarioVersion, str]]:
+    """The newest published version of every scenario that is not archived, with its slug, easiest first."""
+    rows = [(version, slug) for version, slug in session.execute(_published_statements()[0])]
+    return sorted(rows, key=lambda row: _easiest_first(row[0].title, row[0].difficulty))
 
-    The large JSON columns a listing never shows are not loaded (reading them later costs a query
-    each): the reference and validation always, the package unless with_content.
-    """
-    rows = session.scalars(_published_listing(with_content)).all()
-    order = {"easy": 0, "medium": 1, "hard": 2}
-    return sorted(rows, key=lambda v: (order.get(v.difficulty, 3), v.title))
+
+def published_cards(*, session: Session) -> list[PublishedCard]:
+    """list_published as dashboards show it: a few columns, no objects (a dashboard renders on every visit)."""
+    cards = [PublishedCard(*row) for row in session.execute(_published_statements()[1])]
+    return sorted(cards, key=lambda card: _easiest_first(card.title, card.difficulty))
 
 
 def get_published(*, session: Session, slug: str) -> ScenarioVersion | None:

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request
 from sqlalchemy import bindparam, select
-from sqlalchemy.orm import Session, load_only
+from sqlalchemy.orm import Session
 from starlette.responses import Response
 
 from app.attempts.models import Attempt
 from app.auth.deps import CurrentUser, SessionDep
 from app.core.db import run_read
 from app.scenarios import service as scenarios_service
-from app.scenarios.models import Scenario, ScenarioVersion
+from app.scenarios.models import ScenarioVersion
 from app.users.models import User
 from app.web.templating import render
 
@@ -21,11 +21,10 @@ RECENT_ATTEMPTS = 50
 
 
 # Built once (with the user as a bound parameter): building a statement costs more than running it.
-_SLUGS = select(Scenario.id, Scenario.slug)
+# Only the columns the table shows: an attempt's files and result are tens of kilobytes each.
 _RECENT = (
-    select(Attempt, ScenarioVersion.title, ScenarioVersion.version)
-    # Only what the table shows: an attempt's files and result are tens of kilobytes each.
-    .options(load_only(Attempt.id, Attempt.kind, Attempt.status, Attempt.created_at))
+    select(Attempt.id, Attempt.kind, Attempt.status, Attempt.created_at, ScenarioVersion.title,
+           ScenarioVersion.version)
     .join(ScenarioVersion, ScenarioVersion.id == Attempt.scenario_version_id)
     .where(Attempt.user_id == bindparam("user_id"))
     .order_by(Attempt.created_at.desc(), Attempt.id.desc())
@@ -40,7 +39,6 @@ async def candidate_dashboard(request: Request, user: CurrentUser, session: Sess
 
 
 def _dashboard(request: Request, user: User, session: Session) -> Response:
-    challenges = scenarios_service.list_published(session=session, with_content=False)
-    slugs = dict(session.execute(_SLUGS).all())
+    challenges = scenarios_service.published_cards(session=session)
     attempts = session.execute(_RECENT, {"user_id": user.id}).all()
-    return render(request, "candidate.html", {"challenges": challenges, "slugs": slugs, "attempts": attempts})
+    return render(request, "candidate.html", {"challenges": challenges, "attempts": attempts})

@@ -34,7 +34,7 @@ def _page_context(session: Any, user: User, **extra: Any) -> dict[str, Any]:
         "interviews": interviews,
         "states": {interview.id: interview_state(interview).value for interview in interviews},
         "titles": titles,
-        "challenges": scenarios_service.list_published(session=session, with_content=False),
+        "challenges": scenarios_service.published_cards(session=session),
         "form": form,
         **extra,
     }

@@ -8,8 +8,8 @@
   as soon as it answers (API submit to verdict), pipeline_p50_s / pipeline_p95_s the submissions
   after it (one at a time, a few seconds apart), throughput_per_min a batch submitted at once by as
   many candidates, web_rps / web_p95_ms 20 clients requesting the signed-in dashboard and
-  GET /api/attempts/{id} without pause (details.web: by path, and each path's median when requested
-  one at a time).
+  GET /api/attempts/{id} without pause, once the machine is quiet after the batch (details.web: by
+  path, each path's median when requested one at a time, and the wait for quiet).
 The machine's load average is recorded before and after: other work on the machine adds time.
 """
 
@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from app.bench import harness_times, pipeline, server
+from app.bench.quiet import wait_until_quiet
 from app.bench.web_load import one_at_a_time, web_load
 
 EMAIL = "bench-candidate@example.com"
@@ -85,7 +86,9 @@ def run_bench(options: BenchOptions, *, say: Callable[[str], None]) -> dict[str,
                                     count=options.throughput_count)
         for other in batch_clients:
             other.close()
-        say(f"web: {options.web_clients} clients for {options.web_seconds:g} s")
+        quiet_s = wait_until_quiet()
+        say(f"web: {options.web_clients} clients for {options.web_seconds:g} s (after {quiet_s:.1f} s for the "
+            "standby sandboxes of the batch to start)")
         page = serve.client()
         dashboard = page.sign_in_page(EMAIL, server.PASSWORD)
         web_paths = {"dashboard": dashboard, "api_attempt": f"/api/attempts/{cold.attempt_id}"}
@@ -119,6 +122,7 @@ def run_bench(options: BenchOptions, *, say: Callable[[str], None]) -> dict[str,
         verdict_statuses=sorted({v.status for v in [cold, *verdicts]} | set(batch.statuses)),
         throughput={"count": batch.count, "seconds": round(batch.seconds, 2), "statuses": batch.statuses},
         web={"requests": web.requests, "errors": web.errors, "seconds": round(web.seconds, 2),
+             "quiet_wait_s": round(quiet_s, 2),
              "p95_ms_by_path": {label: round(web.p95_ms(label), 1) for label in web.latencies_ms},
              "p50_ms": round(pipeline.percentile([v for vs in web.latencies_ms.values() for v in vs], 0.5), 1),
              "one_at_a_time_median_ms": {label: round(ms, 2) for label, ms in single.items()}},

@@ -39,6 +39,9 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
         "log_config": None,  # app.ops.logs configures logging (JSON by default) for uvicorn too
         "access_log": False,  # app.ops.middleware logs each request by route template, never the path
         "server_header": False,
+        # h11 refuses a request whose headers pass 16 KB; uvicorn's httptools parser (about 5 % more
+        # requests a second here) sets no such limit, and `dojo serve` may face clients with no proxy.
+        "http": "h11",
     }
 
 

@@ -53,6 +53,10 @@ def _url_for(context: dict[str, Any], name: str, /, **path_params: Any) -> URL:
 
 
 templates.env.globals["url_for"] = _url_for
+# Filters, not method calls, for dates in tables: Jinja calls a filter directly, and a method through
+# its context's call checks (most of a dashboard row's cost).
+templates.env.filters["isoformat"] = lambda moment: moment.isoformat()
+templates.env.filters["strftime"] = lambda moment, fmt: moment.strftime(fmt)
 
 
 def is_htmx(request: Request) -> bool:

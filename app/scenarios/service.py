@@ -13,7 +13,6 @@ from app.scenarios.models import Scenario, ScenarioVersion
 
 PUBLISHED = "published"
 RETIRED = "retired"
-# Large JSON columns (tens of kilobytes each) that listings leave unloaded.
 
 
 def sync_builtin_scenarios(*, session: Session) -> list[ScenarioVersion]:

@@ -11,7 +11,6 @@ import json
 from typing import Any
 
 import orjson
-from starlette.responses import JSONResponse
 
 _OPTIONS = orjson.OPT_NON_STR_KEYS  # as json.dumps, which writes int keys as strings
 
@@ -32,10 +31,3 @@ def dumps(value: Any) -> bytes:
         return orjson.dumps(value, option=_OPTIONS)
     except TypeError:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
-
-
-class FastJSONResponse(JSONResponse):
-    """A JSONResponse encoded with dumps above."""
-
-    def render(self, content: Any) -> bytes:
-        return dumps(content)

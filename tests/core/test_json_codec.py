@@ -11,6 +11,7 @@ from starlette.responses import JSONResponse
 
 from app.core import json_codec
 from app.core.db import make_engine
+from app.web.responses import FastJSONResponse
 
 SAMPLE = {"id": 7, "tests": [{"passed": True, "message": "ünïcode ✓", "loss": 0.1 + 0.2}], "empty": None,
           "nested": {"a": [1, 2.5, "x"]}}  # fmt: skip
@@ -18,7 +19,7 @@ SAMPLE = {"id": 7, "tests": [{"passed": True, "message": "ünïcode ✓", "loss"
 
 def test_dumps_writes_what_starlette_writes() -> None:
     assert json_codec.dumps(SAMPLE) == JSONResponse(SAMPLE).body
-    assert json_codec.FastJSONResponse(SAMPLE).body == JSONResponse(SAMPLE).body
+    assert FastJSONResponse(SAMPLE).body == JSONResponse(SAMPLE).body
 
 
 def test_dumps_takes_int_keys_and_huge_integers_as_json_dumps_does() -> None:

@@ -34,6 +34,9 @@ def create_app() -> FastAPI:
         docs_url=None,  # served by app.web.system from vendored files
         redoc_url=None,
         lifespan=lifespan,
+        # /metrics and the JSON logs are the app's own (app.ops); FastAPI's OpenTelemetry would only
+        # look for a provider on every request.
+        telemetry={"tracing": False, "metrics": False, "logs": False},
         # Every route, including those other domains add later, gets the size limit and CSRF check.
         dependencies=[Depends(limit_form_fields), Depends(csrf_protect)],
     )

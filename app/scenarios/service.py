@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any, NamedTuple, TypeVar
 
-from sqlalchemy import Select, func, select
+from sqlalchemy import Select, Subquery, func, select
 from sqlalchemy.orm import Session, defer
 
 from app.core.db import utcnow
@@ -91,42 +91,51 @@ def _easiest_first(title: str, difficulty: str) -> tuple[int, str]:
 
 
 @cache
-def _published_statements() -> tuple[Select[ScenarioVersion, str], Select[int, str, str, str, int, str]]:
-    """Built once (constructing them costs more than running them): every published, unarchived
-    scenario's newest version with its slug, as an object with its package (the large reference and
-    validation are not loaded), and as the columns of a PublishedCard."""
-    newest = (
+def _newest_published_versions() -> Subquery:
+    """Each scenario's highest published version number (a subquery, built once)."""
+    return (
         select(ScenarioVersion.scenario_id, func.max(ScenarioVersion.version).label("version"))
         .where(ScenarioVersion.status == PUBLISHED)
         .group_by(ScenarioVersion.scenario_id)
         .subquery()
     )
 
-    def newest_published(statement: _Statement) -> _Statement:
-        return (
-            statement.join(newest, (ScenarioVersion.scenario_id == newest.c.scenario_id)
-                           & (ScenarioVersion.version == newest.c.version))
-            .join(Scenario, Scenario.id == ScenarioVersion.scenario_id)
-            .where(Scenario.archived.is_(False))
-        )  # fmt: skip
 
-    versions = newest_published(select(ScenarioVersion, Scenario.slug)).options(
+def _newest_published(statement: _Statement) -> _Statement:
+    """The statement limited to every unarchived scenario's newest published version."""
+    newest = _newest_published_versions()
+    return (
+        statement.join(newest, (ScenarioVersion.scenario_id == newest.c.scenario_id)
+                       & (ScenarioVersion.version == newest.c.version))
+        .join(Scenario, Scenario.id == ScenarioVersion.scenario_id)
+        .where(Scenario.archived.is_(False))
+    )  # fmt: skip
+
+
+# Built once (constructing them costs more than running them): the versions as objects with their
+# package (the large reference and validation are not loaded), and as the columns of a PublishedCard.
+@cache
+def _published_versions() -> Select[ScenarioVersion, str]:
+    return _newest_published(select(ScenarioVersion, Scenario.slug)).options(
         defer(ScenarioVersion.reference), defer(ScenarioVersion.validation)
     )
-    cards = newest_published(select(ScenarioVersion.id, Scenario.slug, ScenarioVersion.title,
-                                    ScenarioVersion.difficulty, ScenarioVersion.version, ScenarioVersion.summary))
-    return versions, cards
+
+
+@cache
+def _published_cards() -> Select[int, str, str, str, int, str]:
+    return _newest_published(select(ScenarioVersion.id, Scenario.slug, ScenarioVersion.title,
+                                     ScenarioVersion.difficulty, ScenarioVersion.version, ScenarioVersion.summary))
 
 
 def list_published(*, session: Session) -> list[tuple[ScenarioVersion, str]]:
     """The newest published version of every scenario that is not archived, with its slug, easiest first."""
-    rows = [(version, slug) for version, slug in session.execute(_published_statements()[0])]
+    rows = [(version, slug) for version, slug in session.execute(_published_versions())]
     return sorted(rows, key=lambda row: _easiest_first(row[0].title, row[0].difficulty))
 
 
 def published_cards(*, session: Session) -> list[PublishedCard]:
     """list_published as dashboards show it: a few columns, no objects (a dashboard renders on every visit)."""
-    cards = [PublishedCard(*row) for row in session.execute(_published_statements()[1])]
+    cards = [PublishedCard(*row) for row in session.execute(_published_cards())]
     return sorted(cards, key=lambda card: _easiest_first(card.title, card.difficulty))
 
 

@@ -9,7 +9,8 @@
   after it (one at a time, a few seconds apart), throughput_per_min a batch submitted at once by as
   many candidates, web_rps / web_p95_ms 20 clients requesting the signed-in dashboard and
   GET /api/attempts/{id} without pause, once the machine is quiet after the batch (details.web: by
-  path, each path's median when requested one at a time, and the wait for quiet).
+  path, each path's median when requested one at a time, the wait for quiet, and python_loop_ms:
+  a fixed Python loop timed just before and after the load, which tells a slow host from slow code).
 The machine's load average is recorded before and after: other work on the machine adds time.
 """
 
@@ -25,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from app.bench import harness_times, pipeline, server
-from app.bench.quiet import wait_until_quiet
+from app.bench.quiet import python_loop_ms, wait_until_quiet
 from app.bench.web_load import one_at_a_time, web_load
 
 EMAIL = "bench-candidate@example.com"
@@ -87,6 +88,7 @@ def run_bench(options: BenchOptions, *, say: Callable[[str], None]) -> dict[str,
         for other in batch_clients:
             other.close()
         quiet_s = wait_until_quiet()
+        loop_before_ms = python_loop_ms()
         say(f"web: {options.web_clients} clients for {options.web_seconds:g} s (after {quiet_s:.1f} s for the "
             "standby sandboxes of the batch to start)")
         page = serve.client()
@@ -94,6 +96,7 @@ def run_bench(options: BenchOptions, *, say: Callable[[str], None]) -> dict[str,
         web_paths = {"dashboard": dashboard, "api_attempt": f"/api/attempts/{cold.attempt_id}"}
         web = web_load(host=server.HOST, ports=[serve.port], cookies=page.cookies, token=client.token or "",
                        paths=web_paths, clients=options.web_clients, seconds=options.web_seconds)
+        loop_after_ms = python_loop_ms()
         single = one_at_a_time(host=server.HOST, port=serve.port, cookies=page.cookies, token=client.token or "",
                                paths=web_paths)
         client.close()
@@ -123,6 +126,7 @@ def run_bench(options: BenchOptions, *, say: Callable[[str], None]) -> dict[str,
         throughput={"count": batch.count, "seconds": round(batch.seconds, 2), "statuses": batch.statuses},
         web={"requests": web.requests, "errors": web.errors, "seconds": round(web.seconds, 2),
              "quiet_wait_s": round(quiet_s, 2),
+             "python_loop_ms": {"before": round(loop_before_ms, 1), "after": round(loop_after_ms, 1)},
              "p95_ms_by_path": {label: round(web.p95_ms(label), 1) for label in web.latencies_ms},
              "p50_ms": round(pipeline.percentile([v for vs in web.latencies_ms.values() for v in vs], 0.5), 1),
              "one_at_a_time_median_ms": {label: round(ms, 2) for label, ms in single.items()}},

@@ -3,6 +3,10 @@
 After a batch of gradings the local pool starts a fresh standby sandbox per slot (a Python that
 imports torch, about a CPU-second each): the web figures are of the web process, so they are
 measured once that work is done, not while it shares the two cores.
+
+A quiet machine can still be a slow one: on a shared host the same Python loop has been seen to take
+up to twice as long from one minute to the next, with no steal time reported. `python_loop_ms` times
+a fixed loop, so a report can show how fast the host was when the web load ran.
 """
 
 from __future__ import annotations
@@ -32,3 +36,15 @@ def wait_until_quiet(*, busy_below: float = 0.15, window: float = 0.5, timeout: 
         if share < busy_below:
             break
     return time.monotonic() - started
+
+
+def python_loop_ms(*, iterations: int = 1_000_000, repeats: int = 5) -> float:
+    """Median milliseconds of a fixed pure-Python loop: the host's speed right now, for the report."""
+    samples = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        total = 0
+        for value in range(iterations):
+            total += value
+        samples.append((time.perf_counter() - started) * 1000)
+    return sorted(samples)[len(samples) // 2]

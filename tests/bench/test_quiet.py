@@ -37,3 +37,9 @@ def test_it_returns_after_the_first_quiet_window(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(quiet.time, "sleep", lambda _seconds: None)
     quiet.wait_until_quiet(window=0.01, timeout=60)
     assert next(readings) == (1000, 1000)  # three windows read, the fourth never
+
+
+def test_the_loop_timing_grows_with_the_work() -> None:
+    short = quiet.python_loop_ms(iterations=200_000)
+    long = quiet.python_loop_ms(iterations=2_000_000)
+    assert 0 < short < long

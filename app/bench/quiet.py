@@ -11,6 +11,7 @@ a fixed loop, so a report can show how fast the host was when the web load ran.
 
 from __future__ import annotations
 
+import statistics
 import time
 
 
@@ -47,4 +48,4 @@ def python_loop_ms(*, iterations: int = 1_000_000, repeats: int = 5) -> float:
         for value in range(iterations):
             total += value
         samples.append((time.perf_counter() - started) * 1000)
-    return sorted(samples)[len(samples) // 2]
+    return statistics.median(samples)

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from app.users.passwords import password_problem
+
 
 def run_dojo(data_dir: Path, *args: str, **extra_env: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "SECRET_KEY"}}
@@ -51,11 +53,19 @@ def test_create_user_rejects_short_password_and_bad_role(data_dir: Path) -> None
     assert bad_role.returncode != 0 and "invalid choice" in bad_role.stderr
 
 
+def test_create_user_refuses_a_guessable_password_and_says_why(data_dir: Path) -> None:
+    weak = run_dojo(data_dir, "create-user", "--email", "c@example.com", "--password", "12345678", "--role", "admin")
+    assert weak.returncode == 2
+    assert "too easy to guess" in weak.stderr and "three or four unrelated words" in weak.stderr
+
+
 def test_first_admin_is_created_once(data_dir: Path) -> None:
     first = run_dojo(data_dir, "first-admin")
     assert first.returncode == 0, first.stderr
     creds = (data_dir / "first-admin.txt").read_text()
     assert "admin@dojo.local" in creds and "password: " in creds
+    password = creds.split("password: ", 1)[1].strip()
+    assert password_problem(password, email="admin@dojo.local") is None  # the same rule as every password
     second = run_dojo(data_dir, "first-admin")
     assert second.returncode == 0
     assert (data_dir / "first-admin.txt").read_text() == creds

@@ -9,7 +9,15 @@ from pathlib import Path
 from pydantic import model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-PLACEHOLDER_SECRETS = {"", "changeme", "change-me", "changethis", "secret", "dev", "development"}
+MIN_SECRET_KEY_CHARS = 32
+# How many guesses (log10, zxcvbn's estimate) a production key must need: about 80 bits at least,
+# and random-looking unless it is huge. Random keys need 0.88 to 1 digit of guesses per character
+# (32 random hex characters: 10^28 and up); phrases and repeats fall below 0.8 ("production secret key
+# for the dojo app": 10^27.8 over 38 characters; "changeme-changeme-..." and 32 x "a": under 10^9).
+MIN_SECRET_KEY_GUESSES_LOG10 = 24.0
+MIN_SECRET_KEY_DIGITS_PER_CHAR = 0.8
+ENOUGH_SECRET_KEY_GUESSES_LOG10 = 40.0
+MAKE_A_KEY = "python -c 'import secrets; print(secrets.token_urlsafe(48))'"
 
 
 class Settings(BaseSettings):
@@ -69,10 +77,10 @@ class Settings(BaseSettings):
     # Queued attempts whose dispatch failed or was lost (broker down or restarted) are sent again
     # by the sweeper once their last send is older than this.
     redispatch_after_seconds: float = 60.0
-    # Compute each built-in's reference measurements when `dojo serve` starts (once per engine
-    # version: they are stored), and wait up to this long for them before serving (0: do not wait).
+    # Validate each built-in when `dojo serve` starts unless its report is stored (once per engine
+    # version): its solution's run (the reference gradings need) first, the mutation matrix after it
+    # in the background. The server answers meanwhile; /readyz says which references are missing.
     warm_references: bool = True
-    reference_wait_seconds: float = 3600.0
     # Where computed references are cached as files (empty: DOJO_DATA_DIR/cache/reference). Several
     # installs on one machine may share it: a file is named by the package's content hash and the
     # engine version, and written atomically.
@@ -132,11 +140,9 @@ class Settings(BaseSettings):
 
     def _check_production(self) -> None:
         """Refuse to start a production server with development shortcuts."""
-        weak_key = self.secret_key.strip().lower() in PLACEHOLDER_SECRETS or len(self.secret_key) < 32
-        if weak_key:
-            raise ValueError(
-                "SECRET_KEY must be set to a random value of at least 32 characters when DOJO_ENV=production"
-            )
+        problem = secret_key_problem(self.secret_key)
+        if problem:
+            raise ValueError(f"SECRET_KEY {problem} when DOJO_ENV=production. Make one with: {MAKE_A_KEY}")
         if self.dojo_unsafe_subprocess:
             raise ValueError(
                 "DOJO_UNSAFE_SUBPROCESS=1 runs candidate code without the sandbox; "
@@ -157,6 +163,20 @@ class Settings(BaseSettings):
             key_file.write_text(secrets.token_urlsafe(48))
             key_file.chmod(0o600)
         return key_file.read_text().strip()
+
+
+def secret_key_problem(key: str) -> str | None:
+    """Why a production SECRET_KEY is refused (too short, or guessable: repeated or dictionary-like)."""
+    from app.core.strength import ESTIMATED_CHARS, estimate  # zxcvbn's dictionaries load only where a key is checked
+
+    if len(key.strip()) < MIN_SECRET_KEY_CHARS:
+        return f"must be a random value of at least {MIN_SECRET_KEY_CHARS} characters"
+    guesses_log10 = estimate(key).guesses_log10
+    per_char = guesses_log10 / min(len(key), ESTIMATED_CHARS)
+    if guesses_log10 < MIN_SECRET_KEY_GUESSES_LOG10 or (
+            per_char < MIN_SECRET_KEY_DIGITS_PER_CHAR and guesses_log10 < ENOUGH_SECRET_KEY_GUESSES_LOG10):
+        return "looks guessable (repeated characters, words or a pattern) and must be random"
+    return None
 
 
 @lru_cache

@@ -97,7 +97,7 @@ def redeem_invite(*, session: Session, token: str, password: str | None, signed_
         raise InviteError("This account has been deactivated. Ask an administrator to reactivate it.", 403)
     else:
         try:
-            users_service.validate_password(password or "")
+            users_service.validate_password(password or "", email=interview.candidate_email)
         except users_service.UserError as exc:
             raise InviteError(str(exc), 422) from exc
     _claim(session=session, interview=interview)

@@ -12,9 +12,9 @@ from sqlalchemy.orm import Session
 from app.auth import revocation
 from app.core.security import hash_password, verify_password
 from app.users.models import Role, User
+from app.users.passwords import password_problem
 
 EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
-MIN_PASSWORD_LENGTH = 8
 
 
 class UserError(ValueError):
@@ -25,12 +25,11 @@ def normalise_email(email: str) -> str:
     return email.strip().lower()
 
 
-def validate_password(password: str) -> None:
-    """Refuse passwords too short (or absurdly long) to be sensible."""
-    if len(password) < MIN_PASSWORD_LENGTH:
-        raise UserError(f"Password must be at least {MIN_PASSWORD_LENGTH} characters.")
-    if len(password) > 256:
-        raise UserError("Password must be at most 256 characters.")
+def validate_password(password: str, *, email: str = "") -> None:
+    """Refuse a new password that is too short, too long or too easy to guess (the message says why)."""
+    problem = password_problem(password, email=email)
+    if problem:
+        raise UserError(problem)
 
 
 def get_by_email(*, session: Session, email: str) -> User | None:
@@ -47,7 +46,7 @@ def create_user(*, session: Session, email: str, password: str | None, role: str
     if get_by_email(session=session, email=email) is not None:
         raise UserError(f"A user with email {email} already exists.")
     if password is not None:
-        validate_password(password)
+        validate_password(password, email=email)
     user = User(
         email=email,
         role=role,
@@ -95,7 +94,7 @@ def change_password(*, session: Session, user: User, current: str, new: str, con
         raise UserError("The current password is not correct.")
     if new != confirm:
         raise UserError("The two new passwords do not match.")
-    validate_password(new)
+    validate_password(new, email=user.email)
     user.password_hash = hash_password(new)
     session.flush()
     revocation.revoke_all(session=session, user=user)

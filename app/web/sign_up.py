@@ -19,6 +19,7 @@ from app.auth.rate_limit import LoginThrottled
 from app.site import service as site
 from app.users import service as users_service
 from app.users.models import Role
+from app.users.passwords import MIN_PASSWORD_LENGTH
 from app.web.errors import error_page
 from app.web.navigation import dashboard_url
 from app.web.templating import render
@@ -28,7 +29,7 @@ CLOSED = "Sign-up is switched off on this server. Ask an administrator for an ac
 
 
 def _form(email: str, error: str | None = None) -> dict[str, object]:
-    return {"email": email, "error": error, "min_password": users_service.MIN_PASSWORD_LENGTH}
+    return {"email": email, "error": error, "min_password": MIN_PASSWORD_LENGTH}
 
 
 @router.get("/sign-up", name="sign_up_page")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import secrets
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -31,12 +33,31 @@ def test_production_refuses_placeholder_secret_key(key: str) -> None:
         Settings(dojo_env="production", secret_key=key, _env_file=None)
 
 
-def test_production_accepts_long_random_secret_key() -> None:
-    settings = Settings(dojo_env="production", secret_key="k" * 16 + "9f8e7d6c5b4a39281706f5e4", _env_file=None)
-    assert settings.is_production
+@pytest.mark.parametrize("key", [
+    "changeme-changeme-changeme-changeme-changeme",
+    "a" * 32,
+    "k" * 16 + "9f8e7d6c5b4a39281706f5e4",
+    "production secret key for the dojo app",
+    "my-company-dojo-production-secret-key-2024",
+    "0123456789abcdef0123456789abcdef",
+])
+def test_production_refuses_long_but_guessable_secret_keys(key: str) -> None:
+    """Long enough is not enough: repeats, sequences and phrases are refused, and the message says how to make one."""
+    assert len(key) >= 32
+    with pytest.raises(ValidationError, match="SECRET_KEY looks guessable") as refused:
+        Settings(dojo_env="production", secret_key=key, _env_file=None)
+    assert "python -c 'import secrets; print(secrets.token_urlsafe(48))'" in str(refused.value)
 
 
-PRODUCTION_KEY = "k" * 16 + "9f8e7d6c5b4a39281706f5e4"
+@pytest.mark.parametrize("make", [lambda: secrets.token_urlsafe(48), lambda: secrets.token_hex(16),
+                                  lambda: secrets.token_hex(32), lambda: secrets.token_urlsafe(120)])
+def test_production_accepts_random_secret_keys(make: Callable[[], str]) -> None:
+    for _ in range(50):  # keys as the suggested command (and openssl rand -hex) makes them, many draws
+        key = make()
+        assert Settings(dojo_env="production", secret_key=key, _env_file=None).is_production, key
+
+
+PRODUCTION_KEY = "Jf0mQ2r8vX1kL9sT4wZ7bN3cH6dG5yPe"
 
 
 def test_production_refuses_the_unsafe_subprocess_runner() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from fastapi import Request
 from sqlalchemy.orm import Session
 
@@ -32,6 +34,36 @@ def login_limiter(request: Request) -> LoginLimiter:
     """The app's limiter (one per app instance, so each test app starts with clean counts)."""
     limiter: LoginLimiter = request.app.state.login_limiter
     return limiter
+
+
+PASSWORD_ATTEMPTS = "password attempts"
+
+
+@dataclass(frozen=True)
+class PasswordGuard:
+    """A password check other than signing in, counted in the sign-in windows of this client and account.
+
+    `check()` before the password is looked at (LoginThrottled when a window is full), `failed()` after
+    a wrong or refused one, `succeeded()` when it went through.
+    """
+
+    limiter: LoginLimiter
+    ip: str
+    account: str
+
+    def check(self) -> None:
+        self.limiter.check_and_count(ip=self.ip, account=self.account, what=PASSWORD_ATTEMPTS)
+
+    def failed(self) -> None:
+        self.limiter.failed(ip=self.ip, account=self.account)
+
+    def succeeded(self) -> None:
+        self.limiter.succeeded(ip=self.ip, account=self.account)
+
+
+def password_guard(request: Request, account: str) -> PasswordGuard:
+    """The guard for a password check by this request's client on `account` (an email)."""
+    return PasswordGuard(login_limiter(request), client_ip(request), users_service.normalise_email(account))
 
 
 def authenticate(*, session: Session, limiter: LoginLimiter, ip: str, email: str, password: str) -> User:

@@ -1,5 +1,8 @@
 """Login throttling on the `limits` library, with counters that several web processes can share.
 
+Every check of a password counts here, not only signing in: changing one's password (the current
+one is checked), redeeming an invite with a password and signing up (app/auth/login.PasswordGuard).
+
 Three moving windows, so a guesser is slowed down without locking the real owner out:
 - per client address, every attempt counts (one address spraying many accounts);
 - per account *and* client address, failures count; a success from that client clears them (a
@@ -31,14 +34,14 @@ NAMESPACE = "dojo-login"
 
 
 class LoginThrottled(DojoError):
-    """Too many sign-in attempts; the message is safe to show."""
+    """Too many sign-in (or other password) attempts; the message is safe to show."""
 
     status_code = 429
 
-    def __init__(self, retry_after: int) -> None:
+    def __init__(self, retry_after: int, what: str = "sign-in attempts") -> None:
         minutes = max(1, math.ceil(retry_after / 60))
         super().__init__(
-            f"Too many sign-in attempts. Wait {minutes} minute(s) and try again.",
+            f"Too many {what}. Wait {minutes} minute(s) and try again.",
             headers={"Retry-After": str(retry_after)},
         )
         self.retry_after = retry_after
@@ -66,7 +69,7 @@ class LoginLimiter:
     def _item(amount: int, window: int) -> RateLimitItem:
         return RateLimitItemPerSecond(amount, window, namespace=NAMESPACE)
 
-    def check_and_count(self, *, ip: str, account: str) -> None:
+    def check_and_count(self, *, ip: str, account: str, what: str = "sign-in attempts") -> None:
         """Raise LoginThrottled when any window is full; otherwise count this attempt for the address."""
         wait = max(
             self._wait(self.per_ip, "ip", ip),
@@ -74,7 +77,7 @@ class LoginLimiter:
             self._wait(self.per_account, "account", account),
         )
         if wait:
-            raise LoginThrottled(wait)
+            raise LoginThrottled(wait, what)
         self._hit(self.per_ip, "ip", ip)
 
     def failed(self, *, ip: str, account: str) -> None:

@@ -10,6 +10,7 @@ from starlette.responses import Response
 
 from app.auth import tokens
 from app.auth.deps import OptionalUser, SessionDep
+from app.auth.login import password_guard
 from app.interviews import access, export, invites, reviews
 from app.interviews import service as interviews_service
 from app.interviews.api_views import interview_view
@@ -72,16 +73,22 @@ def review_interview(
 
 @router.post("/invites/{token}", name="api_redeem_invite")
 def redeem_invite(
-    token: str, session: SessionDep, user: OptionalUser,
+    token: str, request: Request, session: SessionDep, user: OptionalUser,
     body: Annotated[InviteRedeem | None, Body()] = None,
 ) -> dict[str, Any]:
     """Redeem an invite once: a password makes a new account, a bearer token uses an existing one."""
     password = body.password if body else None
+    guard = None
+    if user is None:  # a password is set: counted in the invited account's sign-in windows (429 when full)
+        guard = password_guard(request, interviews_service.find_invite(session=session, token=token).candidate_email)
+        guard.check()
     try:
         candidate = interviews_service.redeem_invite(session=session, token=token, password=password, signed_in=user)
         interview = interviews_service.find_redeemed(session=session, token=token)
     except InterviewError:
         session.rollback()
+        if guard is not None:
+            guard.failed()
         raise
     access_token = tokens.issue_token(session=session, user=candidate)
     session.commit()

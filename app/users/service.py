@@ -21,6 +21,10 @@ class UserError(ValueError):
     """A user could not be created or changed; the message is safe to show."""
 
 
+class WrongPassword(UserError):
+    """The current password given to confirm a change is not the account's (a guess, as far as throttling goes)."""
+
+
 def normalise_email(email: str) -> str:
     return email.strip().lower()
 
@@ -91,7 +95,7 @@ def set_active(*, session: Session, user: User, actor: User, active: bool) -> Us
 def change_password(*, session: Session, user: User, current: str, new: str, confirm: str) -> User:
     """Set a new password after checking the current one; every session and API token ends (flushed)."""
     if not verify_password(current, user.password_hash):
-        raise UserError("The current password is not correct.")
+        raise WrongPassword("The current password is not correct.")
     if new != confirm:
         raise UserError("The two new passwords do not match.")
     validate_password(new, email=user.email)

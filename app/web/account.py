@@ -9,7 +9,7 @@ from starlette.responses import RedirectResponse, Response
 
 from app.auth import revocation, sessions
 from app.auth.deps import CurrentUser, OptionalUser, SessionDep
-from app.auth.login import LoginFailed, authenticate, client_ip, login_limiter
+from app.auth.login import LoginFailed, authenticate, client_ip, login_limiter, password_guard
 from app.auth.rate_limit import LoginThrottled
 from app.site import service as site
 from app.users import service as users_service
@@ -88,15 +88,24 @@ def change_password(
     new_password: Annotated[str, Form()] = "",
     new_password_confirm: Annotated[str, Form()] = "",
 ) -> Response:
-    """Check the current password, set the new one, end every other session and API token."""
+    """Check the current password (throttled like signing in), set the new one, end every other session and token."""
+    guard = password_guard(request, user.email)
     try:
+        guard.check()
         users_service.change_password(
             session=session, user=user, current=current_password, new=new_password, confirm=new_password_confirm
         )
+    except LoginThrottled as exc:
+        response = render(request, "account_password.html", {"error": exc.message}, status_code=429)
+        response.headers.update(exc.headers)
+        return response
     except users_service.UserError as exc:
         session.rollback()
+        if isinstance(exc, users_service.WrongPassword):
+            guard.failed()
         return render(request, "account_password.html", {"error": str(exc)}, status_code=422)
     session.commit()
+    guard.succeeded()
     sessions.start_session(request, user)  # this browser stays signed in, with the new generation
     return render(request, "account_password.html", {"changed": True})
 

@@ -9,6 +9,8 @@ from starlette.responses import RedirectResponse, Response
 
 from app.auth import sessions
 from app.auth.deps import OptionalUser, SessionDep
+from app.auth.login import password_guard
+from app.auth.rate_limit import LoginThrottled
 from app.interviews import service as interviews_service
 from app.scenarios.models import ScenarioVersion
 from app.web.errors import error_page
@@ -51,14 +53,26 @@ def accept_invite(
     password_confirm: Annotated[str, Form()] = "",
 ) -> Response:
     """Redeem the invite in one transaction, then sign the candidate in."""
+    guard = None
     try:
         # Unknown, used or expired links fail here, before anything else.
-        interview_id = interviews_service.find_invite(session=session, token=token).id
+        interview = interviews_service.find_invite(session=session, token=token)
+        interview_id = interview.id
+        if user is None:  # a password is set: counted in the invited account's sign-in windows
+            guard = password_guard(request, interview.candidate_email)
+            guard.check()
         if user is None and password != password_confirm:
             raise interviews_service.InviteError("The two passwords do not match.", 422)
         candidate = interviews_service.redeem_invite(session=session, token=token, password=password, signed_in=user)
+    except LoginThrottled as exc:
+        context = {**_invite_context(request, session, token, user), "error": exc.message}
+        response = render(request, "invite.html", context, status_code=429)
+        response.headers.update(exc.headers)
+        return response
     except interviews_service.InviteError as exc:
         session.rollback()
+        if guard is not None:
+            guard.failed()
         if exc.status_code == 422:
             context = {**_invite_context(request, session, token, user), "error": str(exc)}
             return render(request, "invite.html", context, status_code=422)

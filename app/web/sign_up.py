@@ -14,7 +14,7 @@ from starlette.responses import RedirectResponse, Response
 from app.audit import service as audit
 from app.auth import sessions
 from app.auth.deps import AdminUser, OptionalUser, SessionDep
-from app.auth.login import client_ip, login_limiter
+from app.auth.login import password_guard
 from app.auth.rate_limit import LoginThrottled
 from app.site import service as site
 from app.users import service as users_service
@@ -53,10 +53,9 @@ def sign_up(
     """Create a candidate account and sign it in; errors show on the form with the email kept."""
     if not site.sign_up_allowed(session=session):
         return error_page(request, 403, CLOSED)
-    limiter, ip = login_limiter(request), client_ip(request)
-    account = users_service.normalise_email(email)
+    guard = password_guard(request, email)
     try:
-        limiter.check_and_count(ip=ip, account=account)
+        guard.check()
         if password != password_confirm:
             raise users_service.UserError("The two passwords do not match.")
         user = users_service.create_user(session=session, email=email, password=password, role=Role.candidate.value)
@@ -67,7 +66,7 @@ def sign_up(
         return response
     except users_service.UserError as exc:
         session.rollback()
-        limiter.failed(ip=ip, account=account)
+        guard.failed()
         return render(request, "sign_up.html", _form(email, str(exc)), status_code=422)
     session.commit()
     sessions.start_session(request, user)

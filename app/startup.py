@@ -34,18 +34,23 @@ def on_start(app: FastAPI) -> None:
     log.info("built-in scenarios ready: %d", len(versions))
 
     from app.core.settings import get_settings
+    from app.scenarios import reference_wait
 
     settings = get_settings()
-    queued = 0
     if settings.warm_references:
-        # Validation jobs on the grading workers, dispatched below; the reports are stored in the
-        # version rows, so this happens once per engine version, not once per start.
+        # Validation jobs on the grading workers, dispatched below: each version's solution run first
+        # (its reference, stored at once), then its mutation matrix in the background. Nothing waits
+        # here: /readyz says which references are still being prepared, and a grading that comes
+        # before its version's reference waits in the queue (app/scenarios/reference_wait.py).
         from app.scenarios.validation import validate_missing_references
 
         with new_session() as session:
             queued = validate_missing_references(session=session, versions=versions)
             session.commit()
-        log.info("reference validation queued for %d scenario version(s)", queued)
+        log.info("validation queued for %d scenario version(s)", queued)
+        reference_wait.await_references([v.id for v in versions])
+    else:
+        reference_wait.await_references([])
 
     if settings.metrics_port:
         from app.ops.metrics import start_metrics_server
@@ -56,15 +61,12 @@ def on_start(app: FastAPI) -> None:
 
     # Local pool or Celery sender; either way queued and stale attempts are dispatched again now.
     active = dispatcher.start()
-    if queued and settings.reference_wait_seconds > 0:
-        # Serve only once every built-in can be graded at once: the first verdict after a start
-        # must not wait for a validation (minutes on a fresh install or a new engine version).
-        from app.scenarios.reference_wait import wait_for_validations
-
-        wait_for_validations(version_ids=[v.id for v in versions], timeout=settings.reference_wait_seconds)
     from app.dispatch.local_pool import LocalPool
 
-    if isinstance(active, LocalPool) and active.warm and not active.wait_until_warm():
+    # With every reference stored (a restart) the first grading should find a warm standby: wait the
+    # few seconds its torch import takes. Otherwise the pool warms up while the references run.
+    if isinstance(active, LocalPool) and active.warm and not reference_wait.pending_references() \
+            and not active.wait_until_warm():
         log.warning("serving before the grading threads' standby sandboxes were ready")
 
     from app.interviews import reminders

@@ -77,10 +77,10 @@ class Settings(BaseSettings):
     # Queued attempts whose dispatch failed or was lost (broker down or restarted) are sent again
     # by the sweeper once their last send is older than this.
     redispatch_after_seconds: float = 60.0
-    # Compute each built-in's reference measurements when `dojo serve` starts (once per engine
-    # version: they are stored), and wait up to this long for them before serving (0: do not wait).
+    # Validate each built-in when `dojo serve` starts unless its report is stored (once per engine
+    # version): its solution's run (the reference gradings need) first, the mutation matrix after it
+    # in the background. The server answers meanwhile; /readyz says which references are missing.
     warm_references: bool = True
-    reference_wait_seconds: float = 3600.0
     # Where computed references are cached as files (empty: DOJO_DATA_DIR/cache/reference). Several
     # installs on one machine may share it: a file is named by the package's content hash and the
     # engine version, and written atomically.

@@ -23,8 +23,13 @@ HARD_TIME_LIMIT_SECONDS = 660
 
 
 def queue_name() -> str:
-    """The queue tasks are sent to and workers consume."""
+    """The queue gradings (and reference runs) are sent to; workers consume it first."""
     return os.environ.get(QUEUE_ENV, "").strip() or DEFAULT_QUEUE
+
+
+def background_queue_name() -> str:
+    """The queue of background work (the mutation matrix, rejudges): taken only when the other is empty."""
+    return queue_name() + "-background"
 
 
 @lru_cache
@@ -53,6 +58,9 @@ def get_celery() -> Celery:
             # the attempt stays queued and the sweeper sends it when the broker is back.
             "socket_connect_timeout": 2,
             "socket_timeout": 5,
+            # Poll the queues in the order the worker lists them (gradings, then background work)
+            # instead of in turn, so a queued grading always goes before queued matrix runs.
+            "queue_order_strategy": "priority",
         },
         broker_connection_timeout=2,
         task_publish_retry_policy={"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5},
@@ -68,9 +76,9 @@ def send_grade(attempt_id: int) -> None:
     get_celery().send_task(TASK_NAME, args=[attempt_id], queue=queue_name())
 
 
-def send_job_task(task_id: int) -> None:
-    """Put one scenario-job task (validation or rejudge run) on the broker queue."""
-    get_celery().send_task(JOB_TASK_NAME, args=[task_id], queue=queue_name())
+def send_job_task(task_id: int, background: bool = True) -> None:
+    """Put one scenario-job task on the broker: a reference run with the gradings, the rest behind them."""
+    get_celery().send_task(JOB_TASK_NAME, args=[task_id], queue=background_queue_name() if background else queue_name())
 
 
 def queue_backlog() -> int:

@@ -17,7 +17,7 @@ from celery.signals import worker_process_init, worker_process_shutdown, worker_
 
 from app.core.settings import get_settings
 from app.dispatch import job_tasks, warm_sandboxes
-from app.dispatch.celery_app import JOB_TASK_NAME, TASK_NAME, get_celery, queue_name
+from app.dispatch.celery_app import JOB_TASK_NAME, TASK_NAME, background_queue_name, get_celery, queue_name
 from app.dispatch.grading import GradeOutcome, grade
 from app.dispatch.jobs import grade_attempt
 
@@ -123,7 +123,7 @@ def worker_command(*, concurrency: int = 0, loglevel: str = "info") -> int:
         "worker",
         f"--concurrency={workers}",
         f"--loglevel={loglevel}",
-        f"--queues={queue_name()}",
+        f"--queues={queue_name()},{background_queue_name()}",  # in this order: see queue_order_strategy
         "--pool=prefork",
         "--without-gossip",
         "--without-mingle",

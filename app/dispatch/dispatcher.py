@@ -9,6 +9,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Protocol
 
 from sqlalchemy import event
@@ -24,7 +25,7 @@ _PENDING_KEY = "dojo_pending_enqueues"
 class Dispatcher(Protocol):
     def enqueue(self, attempt_id: int) -> None: ...
 
-    def enqueue_task(self, task_id: int) -> None: ...
+    def enqueue_task(self, task_id: int, background: bool = True) -> None: ...
 
     def stop(self, timeout: float = 10.0) -> None: ...
 
@@ -74,10 +75,10 @@ class CeleryDispatcher:
         self._thread = threading.Thread(target=loop, name="dojo-dispatch-sweeper", daemon=True)
         self._thread.start()
 
-    def enqueue_task(self, task_id: int) -> None:
+    def enqueue_task(self, task_id: int, background: bool = True) -> None:
         from app.dispatch.celery_app import send_job_task
 
-        send_job_task(task_id)
+        send_job_task(task_id, background=background)
 
     def stop(self, timeout: float = 10.0) -> None:
         self._stop.set()
@@ -127,12 +128,17 @@ def active() -> Dispatcher | None:
 
 
 def enqueue(attempt_id: int) -> None:
-    """Hand a committed attempt to the dispatcher; with none running it waits for the next start."""
-    if _active is None:
+    """Hand a committed attempt to the dispatcher; with none running it waits for the next start.
+
+    A Celery worker runs no dispatcher but releases the attempts that waited for a reference run it
+    finished; with a broker configured it sends them straight to the queue.
+    """
+    target = _active if _active is not None else (CeleryDispatcher() if get_settings().broker_url else None)
+    if target is None:
         log.warning("attempt %s queued but no dispatcher is running; it runs on the next start", attempt_id)
         return
     try:
-        _active.enqueue(attempt_id)
+        target.enqueue(attempt_id)
     except Exception as exc:  # broker down: the row stays queued and the sweeper sends it later
         log.warning("attempt %s: could not be dispatched now (%s); left queued for the sweeper",
                     attempt_id, exc.__class__.__name__)
@@ -150,8 +156,9 @@ def sweep_interval() -> float:
     return max(0.5, min(settings.heartbeat_seconds, settings.stale_after_seconds / 2))
 
 
-def enqueue_task(task_id: int) -> None:
-    """Hand a committed scenario-job task to the dispatcher (see enqueue).
+def enqueue_task(task_id: int, background: bool = True) -> None:
+    """Hand a committed scenario-job task to the dispatcher (see enqueue); background work (the
+    mutation matrix, rejudges) goes behind gradings and reference runs.
 
     A Celery worker runs no dispatcher but closes job phases that add tasks; with a broker
     configured it sends them straight to the queue.
@@ -161,7 +168,7 @@ def enqueue_task(task_id: int) -> None:
         log.warning("job task %s queued but no dispatcher is running; it runs on the next start", task_id)
         return
     try:
-        target.enqueue_task(task_id)
+        target.enqueue_task(task_id, background)
     except Exception:  # broker down: the row stays queued and the start-up recovery finds it
         log.exception("job task %s: could not be dispatched now; left queued", task_id)
 
@@ -182,9 +189,9 @@ def enqueue_after_commit(session: Session, attempt_id: int) -> None:
     _after_commit(session, (enqueue, attempt_id))
 
 
-def enqueue_task_after_commit(session: Session, task_id: int) -> None:
+def enqueue_task_after_commit(session: Session, task_id: int, *, background: bool = True) -> None:
     """Dispatch the scenario-job task once the session's transaction commits; a rollback drops it."""
-    _after_commit(session, (enqueue_task, task_id))
+    _after_commit(session, (partial(enqueue_task, background=background), task_id))
 
 
 def _after_commit(session: Session, item: tuple[Callable[[int], None], int]) -> None:

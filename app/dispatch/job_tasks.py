@@ -13,7 +13,7 @@ import app.models  # noqa: F401  (every table, so foreign keys resolve in a work
 from app.attempts.models import Attempt
 from app.core.db import new_session
 from app.core.settings import get_settings
-from app.dispatch import task_claims
+from app.dispatch import dispatcher, task_claims
 from app.dispatch.claims import new_claim_token
 from app.dispatch.jobs import heartbeat, write_coaching
 from app.scenarios.job_models import JobTask, ScenarioJob
@@ -24,7 +24,7 @@ log = logging.getLogger(__name__)
 
 def run_job_task(task_id: int, *, worker_prefix: str = "worker") -> str:
     """Claim, run and store one task; returns what happened (done, skipped, lost)."""
-    from app.scenarios import jobs
+    from app.scenarios import jobs, validation
 
     settings = get_settings()
     with new_session() as session:
@@ -54,8 +54,12 @@ def run_job_task(task_id: int, *, worker_prefix: str = "worker") -> str:
             session.rollback()
             log.warning("job task %s: claim lost to another worker; outcome discarded", task_id)
             return "lost"
+        released = (validation.reference_run_finished(session=session, job_id=job_id, outcome=outcome)
+                    if kind == validation.KIND and name == jobs.REFERENCE_RUN else [])
         recoach = jobs.task_finished(session=session, job_id=job_id, label=_label(kind, package, name))
         session.commit()
+    for attempt_id in released:  # after the commit: their grading reads the reference just stored
+        dispatcher.enqueue(attempt_id)
     for rejudged in recoach:  # after the commit: a coaching model may take seconds, holding no lock
         write_coaching(rejudged)
     return "done"
@@ -101,4 +105,4 @@ def _label(kind: str, package: dict[str, Any], name: str) -> str:
         from app.scenarios.validation import task_label
 
         return task_label(ScenarioPackage.from_dict(package), name)
-    return "the reference" if name == "reference" else name.replace(":", " ")
+    return "the reference" if name.startswith("reference") else name.replace(":", " ")

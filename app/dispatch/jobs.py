@@ -34,7 +34,7 @@ Grader = Callable[..., GradeOutcome]
 
 
 def grade_attempt(attempt_id: int, *, worker_prefix: str = "worker", grader: Grader | None = None) -> str:
-    """Claim, grade and store one attempt; returns what happened (graded, skipped, lost, crashed).
+    """Claim, grade and store one attempt; returns what happened (graded, waiting, skipped, lost).
 
     Logs of the grading carry the request id of the submission that queued it.
     """
@@ -43,6 +43,11 @@ def grade_attempt(attempt_id: int, *, worker_prefix: str = "worker", grader: Gra
 
 
 def _grade_attempt(attempt_id: int, *, worker_prefix: str, grader: Grader | None) -> str:
+    from app.scenarios.reference_wait import waits_for_reference
+
+    if waits_for_reference(attempt_id):  # dispatched again once its version's reference is stored
+        log.info("attempt %s: waits in the queue for its version's reference run", attempt_id)
+        return "waiting"
     settings = get_settings()
     token = claims.new_claim_token(worker_prefix)
     with new_session() as session:

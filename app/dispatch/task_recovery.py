@@ -13,7 +13,10 @@ from app.dispatch.jobs import write_coaching
 log = logging.getLogger(__name__)
 
 
-def sweep_stale(*, enqueue: Callable[[int], None]) -> list[int]:
+TaskEnqueue = Callable[[int, bool], None]  # task id, background
+
+
+def sweep_stale(*, enqueue: TaskEnqueue) -> list[int]:
     """Send tasks whose worker stopped beating back to the queue; count crashed ones towards their job."""
     from app.scenarios import jobs
 
@@ -27,19 +30,37 @@ def sweep_stale(*, enqueue: Callable[[int], None]) -> list[int]:
             session.commit()
     for attempt_id in recoach:  # after the commit, as run_job_task does
         write_coaching(attempt_id)
+    background = _background(requeued)
     for task_id in requeued:
         log.warning("job task %s: worker stopped beating; dispatched again", task_id)
-        enqueue(task_id)
+        enqueue(task_id, background.get(task_id, True))
     return requeued
 
 
-def recover_on_start(*, enqueue: Callable[[int], None]) -> list[int]:
+def recover_on_start(*, enqueue: TaskEnqueue) -> list[int]:
     """Dispatch every queued task and every running one whose heartbeat went stale."""
-    sweep_stale(enqueue=lambda _id: None)  # they become queued and are enqueued just below
+    sweep_stale(enqueue=lambda _id, _background: None)  # they become queued and are enqueued just below
     with new_session() as session:
         ids = task_claims.queued_ids(session=session)
+    background = _background(ids)
     for task_id in ids:
-        enqueue(task_id)
+        enqueue(task_id, background.get(task_id, True))
     if ids:
         log.info("recovery: %d queued job task(s) dispatched", len(ids))
     return ids
+
+
+def _background(task_ids: list[int]) -> dict[int, bool]:
+    """Which of the tasks are background work (app.scenarios.jobs.runs_in_background)."""
+    from sqlalchemy import select
+
+    from app.scenarios.job_models import JobTask, ScenarioJob
+    from app.scenarios.jobs import runs_in_background
+
+    if not task_ids:
+        return {}
+    with new_session() as session:
+        rows = session.execute(select(JobTask.id, ScenarioJob.kind, JobTask.name)
+                               .join(ScenarioJob, ScenarioJob.id == JobTask.job_id)
+                               .where(JobTask.id.in_(task_ids))).all()
+    return {task_id: runs_in_background(kind, name) for task_id, kind, name in rows}

@@ -39,6 +39,9 @@ class ValidationReport:
     starter_failing: list[str] = field(default_factory=list)
     reference: dict[str, Any] | None = None
     engine: str = ""  # engine_fingerprint() of the harness and checks that produced this report
+    # False for the solution's measurements alone (reference_only_report): gradings can check tests
+    # against them, but which tests detect which bug is known only once the mutants have run.
+    complete: bool = True
 
     def problem(self, text: str) -> None:
         self.valid = False
@@ -53,7 +56,7 @@ class ValidationReport:
     def to_dict(self) -> dict[str, Any]:
         return {**self.summary(), "content_hash": self.content_hash, "engine": self.engine, "tests": self.tests,
                 "starter_failing": self.starter_failing, "bug_titles": {b["id"]: b["title"] for b in self.bugs},
-                "reference": self.reference}
+                "reference": self.reference, "complete": self.complete}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> ValidationReport:
@@ -62,7 +65,7 @@ class ValidationReport:
         return cls(slug=d["slug"], version=d["version"], content_hash=d["content_hash"], valid=d["valid"],
                    problems=d["problems"], warnings=d.get("warnings", []), bugs=bugs,
                    masking=d.get("masking", []), tests=d["tests"], starter_failing=d["starter_failing"],
-                   reference=d["reference"], engine=d.get("engine", ""))
+                   reference=d["reference"], engine=d.get("engine", ""), complete=d.get("complete", True))
 
 
 def _failing(result: dict[str, Any], reference: dict[str, Any], files: tuple[str, ...]) -> list[str]:
@@ -140,6 +143,22 @@ def report_from_outcomes(pkg: ScenarioPackage, outcomes: dict[str, HarnessOutcom
             report.problem(f"bug {bug.id}: no hidden test detects it (its mutant passes every hidden test)")
     if not starter_err:
         _check_masked_by_starter(report)
+    return report
+
+
+def reference_only_report(pkg: ScenarioPackage, solution: HarnessOutcome) -> ValidationReport:
+    """The solution's measurements alone (one run), before the matrix: `complete` is False and each
+    bug's `detected_by` is empty until the full validation replaces this report."""
+    report = ValidationReport(slug=pkg.slug, version=pkg.version, content_hash=pkg.content_hash,
+                              engine=engine_fingerprint(), complete=False)
+    err = outcome_error(solution)
+    if err:
+        report.problem(f"the solution does not run: {err['kind']}: {err['message']}")
+        return report
+    report.reference = solution.result or {}
+    report.tests = [v.id for v in run_checks(report.reference, report.reference, files=pkg.files)]
+    report.bugs = [{"id": bug.id, "kind": bug.kind, "component": bug.component, "title": bug.title,
+                    "detected_by": []} for bug in pkg.bugs]
     return report
 
 

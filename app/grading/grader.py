@@ -91,6 +91,19 @@ def _bugs(report: ValidationReport, verdicts: list[TestResult] | None,
     return out
 
 
+MATRIX_PENDING = "the bug × test matrix of this version is still being computed; bug verdicts follow"
+
+
+def _bugs_before_matrix(report: ValidationReport, verdicts: list[TestResult]) -> list[BugResult]:
+    """Before the matrix: a submission that passes every test has fixed every bug (validation proves
+    each bug is detected by a test); otherwise which bugs are fixed is not known yet."""
+    if all(v.status in ("passed", "not_applicable") for v in verdicts):
+        return [BugResult(id=b["id"], component=b["component"], title=b["title"], fixed=True, verifiable=True)
+                for b in report.bugs]
+    return [BugResult(id=b["id"], component=b["component"], title=b["title"], fixed=False, verifiable=False,
+                      reason=MATRIX_PENDING) for b in report.bugs]
+
+
 def grade_files(*, package: ScenarioPackage, files: dict[str, str], runner: Runner,
                 hints_used: dict[str, int] | None = None, kind: str = "submit",
                 limits: Limits | None = None, reference: ValidationReport | None = None,
@@ -124,8 +137,12 @@ def grade_files(*, package: ScenarioPackage, files: dict[str, str], runner: Runn
     else:
         verdicts = [TestResult(**v.to_dict())
                     for v in run_checks(outcome.result, ref_report.reference, files=package.files)]
-        report.bugs = _bugs(ref_report, verdicts)
-        report.regressions = scoring.regressions(verdicts, ref_report.starter_failing)
+        if ref_report.complete:
+            report.bugs = _bugs(ref_report, verdicts)
+            report.regressions = scoring.regressions(verdicts, ref_report.starter_failing)
+        else:  # graded again by the validation that completes the reference (app/scenarios/validation.py)
+            report.provisional = True
+            report.bugs = _bugs_before_matrix(ref_report, verdicts)
         report.tests = [v for v in verdicts if kind != "run" or v.public]
         report.status = "passed" if all(v.status in ("passed", "not_applicable") for v in verdicts) else "failed"
         report.training = training_summary(outcome.result, ref_report.reference)

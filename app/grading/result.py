@@ -129,6 +129,9 @@ class GradeResult(_Model):
     kind: str = "submit"
     wall_seconds: float = 0.0
     scratch: ScratchOutput | None = None
+    # Graded against the solution's measurements before the version's bug x test matrix existed:
+    # bugs and score are re-graded once the matrix is stored.
+    provisional: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON for the attempt row and `dojo grade --json`."""

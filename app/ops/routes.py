@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST
@@ -48,12 +50,28 @@ def _broker() -> str:
     return "ok"
 
 
+def _references() -> dict[str, Any]:
+    """The built-in scenario versions whose reference run is still being prepared after a start."""
+    from app.scenarios.reference_wait import pending_references
+
+    try:
+        pending = pending_references()
+    except Exception as exc:  # the database is down: reported by _database
+        return {"status": f"unknown: {exc.__class__.__name__}", "waiting_for": []}
+    return {"status": "preparing" if pending else "ok",
+            "waiting_for": [{"scenario": p.scenario, "version": p.version} for p in pending]}
+
+
 @router.get("/readyz", name="readyz")
 async def readyz() -> JSONResponse:
-    """Readiness: 200 when the database (and the broker, if configured) answer; 503 otherwise."""
+    """Readiness: 200 when the database (and the broker, if configured) answer and every built-in
+    scenario has its reference; 503 otherwise, saying which of them is missing or down."""
     database, broker = await run_in_threadpool(_database), await run_in_threadpool(_broker)
-    ready = database == "ok" and broker in ("ok", "not used")
-    body = {"status": "ok" if ready else "unavailable", "database": database, "broker": broker}
+    references = await run_in_threadpool(_references)
+    services_up = database == "ok" and broker in ("ok", "not used")
+    ready = services_up and references["status"] == "ok"
+    status = "ok" if ready else ("preparing" if services_up else "unavailable")
+    body = {"status": status, "database": database, "broker": broker, "references": references}
     return JSONResponse(body, status_code=200 if ready else 503)
 
 

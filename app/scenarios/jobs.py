@@ -22,6 +22,14 @@ from app.scenarios.models import ScenarioVersion
 log = logging.getLogger(__name__)
 ACTIVE = ("queued", "running", "closing")
 TaskSpec = tuple[str, int | None, dict[str, Any] | None]  # name, attempt id, previous result
+# A validation's run of the solution: its measurements are the version's reference, which gradings
+# of the version wait for, so it runs before the rest of the validation (the mutation matrix).
+REFERENCE_RUN = "solution"
+
+
+def runs_in_background(kind: str, name: str) -> bool:
+    """Whether a task is background work, queued behind every grading: all but a reference run."""
+    return not (kind == "validate" and name == REFERENCE_RUN)
 
 
 def create_job(*, session: Session, kind: str, version: ScenarioVersion, user_id: int | None,
@@ -44,7 +52,7 @@ def add_tasks(*, session: Session, job: ScenarioJob, phase: int, tasks: list[Tas
     job.total = (job.total or 0) + len(rows)
     session.flush()
     for row in rows:
-        dispatcher.enqueue_task_after_commit(session, row.id)
+        dispatcher.enqueue_task_after_commit(session, row.id, background=runs_in_background(job.kind, row.name))
 
 
 def active_job(*, session: Session, version_id: int, kind: str) -> ScenarioJob | None:

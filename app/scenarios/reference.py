@@ -38,6 +38,15 @@ def current_report(stored: dict[str, Any] | None, package: ScenarioPackage) -> V
     return report
 
 
+def has_reference(stored: dict[str, Any] | None, content_hash: str) -> bool:
+    """Whether a stored report carries reference measurements of this content for the running engine
+    (the matrix may still be missing): gradings of the version can start."""
+    if not stored:
+        return False
+    return stored.get("content_hash") == content_hash and stored.get("engine") == engine_fingerprint() \
+        and stored.get("reference") is not None
+
+
 def validation_view(report: ValidationReport) -> dict[str, Any]:
     """What the `validation` column keeps: the whole report except the (large) measurements."""
     data = report.to_dict()
@@ -56,6 +65,15 @@ def store_report(*, session: Session, version_id: int, report: ValidationReport)
         values["reference"] = report.to_dict()
     session.execute(
         update(ScenarioVersion).where(ScenarioVersion.id == version_id).values(**values)
+        .execution_options(synchronize_session=False)
+    )
+
+
+def store_reference_only(*, session: Session, version_id: int, report: ValidationReport) -> None:
+    """Write the solution's measurements (report.complete False) into the reference column only: the
+    `validation` column keeps waiting for the matrix, which store_report writes over this."""
+    session.execute(
+        update(ScenarioVersion).where(ScenarioVersion.id == version_id).values(reference=report.to_dict())
         .execution_options(synchronize_session=False)
     )
 
@@ -80,7 +98,8 @@ def ensure_version_reference(*, version_id: int, package: ScenarioPackage, runne
 
 
 def missing_references(*, session: Session, versions: list[ScenarioVersion]) -> list[tuple[int, dict[str, Any]]]:
-    """(id, content) of the versions whose stored reference is missing or from another engine."""
+    """(id, content) of the versions whose stored report is missing, from another engine, or still
+    without its matrix (only the solution's measurements were stored)."""
     out = []
     for version in versions:
         try:
@@ -88,6 +107,7 @@ def missing_references(*, session: Session, versions: list[ScenarioVersion]) -> 
         except Exception:  # a broken stored package is reported when someone opens it, not here
             log.exception("scenario version %s: stored package does not load", version.id)
             continue
-        if current_report(version.reference, package) is None:
+        report = current_report(version.reference, package)
+        if report is None or not report.complete:
             out.append((version.id, version.content))
     return out

@@ -1,41 +1,87 @@
-"""Waiting at start-up for the built-ins' reference validations, so no first verdict waits for one."""
+"""Waiting for references without blocking anyone: the server is ready once every built-in has its
+reference, and a grading that arrives before its version's reference waits in the queue.
+
+`dojo serve` serves at once; each built-in version without a reference gets a validation job whose
+first run (the solution) is the reference, the mutation matrix coming after it in the background.
+"""
 
 from __future__ import annotations
 
-import logging
-import time
+from dataclasses import dataclass
 
+from sqlalchemy import select, update
+
+from app.attempts.models import Attempt, AttemptStatus
 from app.core.db import new_session
-from app.scenarios import jobs
-from app.scenarios.validation import KIND
+from app.scenarios import jobs, reference, validation
+from app.scenarios.job_models import JobTask
+from app.scenarios.models import Scenario, ScenarioVersion
 
-log = logging.getLogger(__name__)
-_POLL_SECONDS = 0.5
-_REPORT_EVERY_SECONDS = 15.0
+# What a queued attempt's progress says while it waits (the API's attempt object shows it as is).
+WAITING_FOR_REFERENCE = {"stage": "reference", "text": "preparing the reference run"}
 
 
-def pending_validations(version_ids: list[int]) -> list[tuple[int, int, int]]:
-    """(version id, done, total) of each version whose validation job is still queued or running."""
+@dataclass(frozen=True)
+class PendingReference:
+    """A built-in scenario version whose reference is not stored yet."""
+
+    scenario: str
+    version: int
+
+
+_awaited: tuple[int, ...] = ()
+_all_stored = True  # until a start names the versions it awaits
+
+
+def await_references(version_ids: list[int]) -> None:
+    """The built-in versions this process reports as not ready until each has its reference."""
+    global _awaited, _all_stored
+    _awaited, _all_stored = tuple(version_ids), not version_ids
+
+
+def pending_references() -> list[PendingReference]:
+    """The awaited versions still without a reference (once none is left, never asked again)."""
+    global _all_stored
+    if _all_stored:
+        return []
     with new_session() as session:
-        active = [(vid, jobs.active_job(session=session, version_id=vid, kind=KIND)) for vid in version_ids]
-        return [(vid, job.done, job.total) for vid, job in active if job is not None]
+        rows = session.execute(
+            select(Scenario.slug, ScenarioVersion.version, ScenarioVersion.content_hash, ScenarioVersion.reference)
+            .join(Scenario, Scenario.id == ScenarioVersion.scenario_id)
+            .where(ScenarioVersion.id.in_(_awaited)).order_by(Scenario.slug)
+        ).all()
+    pending = [PendingReference(slug, number) for slug, number, content_hash, stored in rows
+               if not reference.has_reference(stored, content_hash)]
+    _all_stored = not pending
+    return pending
 
 
-def wait_for_validations(*, version_ids: list[int], timeout: float) -> bool:
-    """Block until none of the versions has a validation running (True) or the timeout passed (False)."""
-    started = time.monotonic()
-    reported = started
-    log.info("computing reference measurements before serving (once per engine version)")
-    while pending := pending_validations(version_ids):
-        now = time.monotonic()
-        if now - started > timeout:
-            log.warning("serving although %d reference validation(s) are still running after %.0f s: "
-                        "the first gradings of those scenarios wait for them", len(pending), timeout)
+def waits_for_reference(attempt_id: int) -> bool:
+    """True when the queued attempt must wait for its version's reference run; it then stays queued
+    with the stage WAITING_FOR_REFERENCE until the run's end dispatches it again
+    (validation.reference_run_finished).
+
+    Only a reference that a validation is preparing is waited for. Without one (a version nobody
+    validates now) or when its run ended without measurements (a broken solution), the grading goes
+    on and computes the reference itself or reports the failure (app.dispatch.grading.grade).
+    """
+    with new_session() as session:
+        row = session.execute(
+            select(Attempt.status, Attempt.kind, ScenarioVersion.id, ScenarioVersion.content_hash,
+                   ScenarioVersion.reference)
+            .join(ScenarioVersion, ScenarioVersion.id == Attempt.scenario_version_id).where(Attempt.id == attempt_id)
+        ).one_or_none()
+        if row is None or row.status != AttemptStatus.queued.value or row.kind == "scratch":
             return False
-        if now - reported > _REPORT_EVERY_SECONDS:
-            done, total = sum(p[1] for p in pending), sum(p[2] for p in pending)
-            log.info("reference validation: %d scenario(s) left, %d of %d runs done", len(pending), done, total)
-            reported = now
-        time.sleep(_POLL_SECONDS)
-    log.info("reference measurements ready after %.0f s", time.monotonic() - started)
-    return True
+        if reference.has_reference(row.reference, row.content_hash):
+            return False
+        job = jobs.active_job(session=session, version_id=row.id, kind=validation.KIND)
+        if job is None or session.scalar(select(JobTask.status).where(
+                JobTask.job_id == job.id, JobTask.phase == 0, JobTask.name == jobs.REFERENCE_RUN)) == "done":
+            return False
+        waiting = session.execute(
+            update(Attempt).where(Attempt.id == attempt_id, Attempt.status == AttemptStatus.queued.value)
+            .values(progress=dict(WAITING_FOR_REFERENCE)).execution_options(synchronize_session=False)
+        )
+        session.commit()
+        return bool(getattr(waiting, "rowcount", 0))

@@ -15,6 +15,8 @@ from app.scenarios.models import ScenarioVersion
 
 KIND = "rejudge"
 REFERENCE_TASK = "reference"
+# The first task of a rejudge of only the attempts graded before the version's matrix existed.
+PROVISIONAL_REFERENCE_TASK = "reference:provisional"
 GRADED_KINDS = ("run", "submit")
 
 
@@ -22,12 +24,30 @@ class RejudgeBusy(Exception):
     """A rejudge of this version is already running."""
 
 
-def start_rejudge(*, session: Session, version: ScenarioVersion, user_id: int | None) -> ScenarioJob:
-    """Queue a rejudge: first the version's reference is made current, then each attempt is graded."""
+def start_rejudge(*, session: Session, version: ScenarioVersion, user_id: int | None,
+                  only_provisional: bool = False) -> ScenarioJob:
+    """Queue a rejudge: first the version's reference is made current, then each attempt is graded
+    (only_provisional: only those graded before the version's bug x test matrix existed)."""
     if jobs.active_job(session=session, version_id=version.id, kind=KIND) is not None:
         raise RejudgeBusy(f"version {version.version} is already being rejudged")
-    return jobs.create_job(session=session, kind=KIND, version=version, user_id=user_id,
-                           tasks=[(REFERENCE_TASK, None, None)])
+    first = PROVISIONAL_REFERENCE_TASK if only_provisional else REFERENCE_TASK
+    return jobs.create_job(session=session, kind=KIND, version=version, user_id=user_id, tasks=[(first, None, None)])
+
+
+def _provisional() -> Any:
+    """Attempts whose result was graded before the matrix (GradeResult.provisional)."""
+    return Attempt.result["provisional"].as_boolean().is_(True)
+
+
+def regrade_provisional(*, session: Session, version_id: int) -> ScenarioJob | None:
+    """Once the version's matrix is stored: rejudge the attempts graded before it (None: there are none,
+    or a rejudge is running, which grades them all anyway)."""
+    version = session.get(ScenarioVersion, version_id)
+    waiting = session.scalar(select(Attempt.id).where(Attempt.scenario_version_id == version_id,
+                                                      _provisional()).limit(1))
+    if version is None or waiting is None or jobs.active_job(session=session, version_id=version_id, kind=KIND):
+        return None
+    return start_rejudge(session=session, version=version, user_id=None, only_provisional=True)
 
 
 def snapshot(attempt: Attempt) -> dict[str, Any]:
@@ -38,11 +58,15 @@ def snapshot(attempt: Attempt) -> dict[str, Any]:
 def close_phase(*, session: Session, job: ScenarioJob) -> None:
     """After the reference: one task per finished attempt. After those: store the new verdicts."""
     if job.phase == 0:
-        attempts = session.scalars(select(Attempt).where(
+        query = select(Attempt).where(
             Attempt.scenario_version_id == job.scenario_version_id,
             Attempt.status.in_([s.value for s in FINISHED_STATUSES]),
             Attempt.kind.in_(GRADED_KINDS),  # scratch runs are the candidate's experiments, never graded
-        ).order_by(Attempt.id)).all()
+        ).order_by(Attempt.id)
+        first = session.scalar(select(JobTask.name).where(JobTask.job_id == job.id, JobTask.phase == 0).limit(1))
+        if first == PROVISIONAL_REFERENCE_TASK:
+            query = query.where(_provisional())
+        attempts = session.scalars(query).all()
         if attempts:
             job.status = "running"
             jobs.add_tasks(session=session, job=job, phase=1,

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import select, text, update
 from sqlalchemy.orm import Session
 
+from app.attempts.models import Attempt, AttemptStatus
 from app.engine.package import ScenarioPackage
 from app.engine.validator import (
     ValidationReport,
@@ -14,6 +15,7 @@ from app.engine.validator import (
     masking_pairs,
     pair_files,
     planned_runs,
+    reference_only_report,
     report_from_outcomes,
 )
 from app.sandbox.job import HarnessOutcome
@@ -22,6 +24,7 @@ from app.scenarios.job_models import JobTask, ScenarioJob
 from app.scenarios.models import ScenarioVersion
 
 KIND = "validate"
+_QUEUEING_LOCK = 0x646F6A6F  # any constant: the advisory lock that serialises queueing validations
 
 
 class ValidationBusy(Exception):
@@ -89,6 +92,33 @@ def close_phase(*, session: Session, job: ScenarioJob) -> None:
         add_masking(package, report, pair_outcomes)
     stored = store_if_current(session=session, job=job, report=report)
     jobs.finish_job(job, {"valid": report.valid, "problems": len(report.problems), "stored": stored})
+    if stored and report.reference is not None:
+        from app.scenarios import rejudge
+
+        # Attempts graded against the solution's measurements alone get their bug verdicts now.
+        rejudge.regrade_provisional(session=session, version_id=job.scenario_version_id)
+
+
+def reference_run_finished(*, session: Session, job_id: int, outcome: dict[str, Any]) -> list[int]:
+    """The validation's run of the solution finished (in the finishing worker's transaction).
+
+    Its measurements become the version's reference at once, before the mutation matrix (unless a
+    current one is stored), and the version's queued attempts are returned: the caller dispatches
+    them after its commit, so those that waited for the reference are graded now.
+    """
+    job = session.get(ScenarioJob, job_id)
+    version = session.get(ScenarioVersion, job.scenario_version_id) if job is not None else None
+    if job is None or version is None:
+        return []
+    package = ScenarioPackage.from_dict(job.package)
+    if version.content_hash == package.content_hash \
+            and not reference.has_reference(version.reference, version.content_hash):
+        report = reference_only_report(package, outcome_from_json(outcome))
+        if report.reference is not None:
+            reference.store_reference_only(session=session, version_id=version.id, report=report)
+    return list(session.scalars(select(Attempt.id).where(
+        Attempt.scenario_version_id == version.id, Attempt.status == AttemptStatus.queued.value
+    ).order_by(Attempt.id)).all())
 
 
 def store_if_current(*, session: Session, job: ScenarioJob, report: ValidationReport) -> bool:
@@ -101,7 +131,12 @@ def store_if_current(*, session: Session, job: ScenarioJob, report: ValidationRe
 
 
 def validate_missing_references(*, session: Session, versions: list[ScenarioVersion]) -> int:
-    """Queue a validation for each version without a current stored reference (none already running)."""
+    """Queue a validation for each version without a current stored reference (none already running).
+
+    Each validation runs the solution first (the reference, which gradings wait for), then the
+    mutation matrix in the background. Several processes starting together queue each one once.
+    """
+    _one_process_at_a_time(session)
     pending = dict(reference.missing_references(session=session, versions=versions))
     queued = 0
     for version in versions:
@@ -109,3 +144,12 @@ def validate_missing_references(*, session: Session, versions: list[ScenarioVers
             start_validation(session=session, version=version, user_id=None)
             queued += 1
     return queued
+
+
+def _one_process_at_a_time(session: Session) -> None:
+    """Hold a database-wide lock until the session commits: the next process starting sees our jobs."""
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _QUEUEING_LOCK})
+    else:  # SQLite: a transaction that starts with a write holds the database's write lock
+        session.execute(update(ScenarioJob).where(ScenarioJob.id == -1).values(status=ScenarioJob.status)
+                        .execution_options(synchronize_session=False))

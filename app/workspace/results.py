@@ -28,7 +28,7 @@ STATUS_LABELS = {"queued": "Queued", "running": "Running", "passed": "Passed", "
 COMPONENT_TITLES = {"loss": "Loss", "positional": "Positional", "attention": "Attention", "general": "General",
                     "training": "Training run", "generation": "Generation"}
 STAGES = {
-    "reference": "Preparing this challenge's reference run (first grading of this version)",
+    "reference": "Preparing the reference run (the first gradings of this challenge wait for it)",
     "sandbox": "Starting the sandbox",
     "importing": "Importing your code",
     "probe": "Probe",
@@ -86,7 +86,8 @@ def queue_position(*, session: Session, attempt: Attempt) -> int:
 
 
 def progress_of(*, session: Session, attempt: Attempt) -> Progress:
-    if attempt.status == AttemptStatus.queued.value:
+    waits_for_reference = (attempt.progress or {}).get("stage") == "reference"
+    if attempt.status == AttemptStatus.queued.value and not waits_for_reference:
         ahead = queue_position(session=session, attempt=attempt)
         return Progress("Waiting for a grader: " + ("yours is next." if ahead == 0 else f"{ahead} ahead of yours."))
     report = attempt.progress or {}

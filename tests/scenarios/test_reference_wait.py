@@ -1,26 +1,32 @@
-"""`dojo serve` serves only once the built-ins' references are stored: no first verdict waits for one."""
+"""Serve first, prove in the background: `dojo serve` answers while the built-ins' references run, a
+submission that comes before its reference waits in the queue (never fails), and the mutation matrix
+runs behind candidates' gradings."""
 
 from __future__ import annotations
 
+import threading
 import uuid
+from typing import Any
 
 import pytest
 from dispatch.conftest import app_db  # noqa: F401
 from dispatch.processes import wait_for
 from dispatch.tiny_scenario import tiny_package
 from fastapi.testclient import TestClient
-from sqlalchemy import update
+from sqlalchemy import select
 
+from app.attempts.models import Attempt
 from app.auth.tokens import issue_token
 from app.core.db import new_session, utcnow
 from app.core.settings import get_settings
 from app.engine.package import ScenarioPackage
 from app.main import create_app
 from app.scenarios import validation
-from app.scenarios.job_models import ScenarioJob
+from app.scenarios.job_models import JobTask, ScenarioJob
+from app.scenarios.jobs import ACTIVE
 from app.scenarios.models import Scenario, ScenarioVersion
-from app.scenarios.reference_wait import wait_for_validations
 from app.users.service import create_user
+from app.workspace.results import progress_of
 
 
 def _published_tiny() -> int:
@@ -40,54 +46,143 @@ def _published_tiny() -> int:
         return version.id
 
 
-def test_waiting_ends_when_the_validation_job_is_finished(app_db: None) -> None:  # noqa: F811
-    version_id = _published_tiny()
+def _candidate_headers() -> dict[str, str]:
     with new_session() as session:
-        job = validation.start_validation(session=session, version=session.get(ScenarioVersion, version_id),
-                                          user_id=None)
+        user = create_user(session=session, email=f"w-{uuid.uuid4().hex[:8]}@example.com", password=None,
+                           role="candidate")
+        token = issue_token(session=session, user=user)
         session.commit()
-        job_id = job.id
-    try:
-        assert wait_for_validations(version_ids=[version_id], timeout=0.3) is False
-        with new_session() as session:
-            session.execute(update(ScenarioJob).where(ScenarioJob.id == job_id).values(status="done"))
-            session.commit()
-        assert wait_for_validations(version_ids=[version_id], timeout=0.3) is True
-    finally:  # never leave queued tasks behind for pools that later tests start
-        with new_session() as session:
-            session.query(ScenarioJob).filter_by(id=job_id).delete()
-            session.commit()
+    return {"Authorization": f"Bearer {token}"}
 
 
 @pytest.mark.bwrap
-def test_serve_answers_only_once_references_are_stored_and_the_first_grading_computes_none(
+def test_serve_answers_at_once_and_a_submission_waits_for_the_reference_then_is_graded(
     app_db: None, monkeypatch: pytest.MonkeyPatch  # noqa: F811
 ) -> None:
     version_id = _published_tiny()
     with new_session() as session:
-        version = session.get(ScenarioVersion, version_id)
-        slug = version.content["slug"]
-        solution = dict(version.content["solution_files"])
-        user = create_user(session=session, email=f"w-{uuid.uuid4().hex[:8]}@example.com", password=None,
-                           role="candidate")
-        headers = {"Authorization": f"Bearer {issue_token(session=session, user=user)}"}
-        session.commit()
+        content = session.get(ScenarioVersion, version_id).content
+    slug, solution = content["slug"], dict(content["solution_files"])
+    headers = _candidate_headers()
     # The built-ins of this start are just the tiny scenario (the real eight take minutes to validate).
     monkeypatch.setattr("app.scenarios.service.sync_builtin_scenarios",
                         lambda *, session: [session.get(ScenarioVersion, version_id)])
     monkeypatch.setattr(get_settings(), "warm_references", True)
+    monkeypatch.setattr(get_settings(), "worker_concurrency", 2)
+    monkeypatch.setattr(get_settings(), "warm_sandboxes", False)
 
-    with TestClient(create_app()) as client:  # the lifespan's start-up returns only when they are stored
-        with new_session() as session:
-            assert session.get(ScenarioVersion, version_id).reference is not None
+    # The reference run (the solution's) really runs, but only once the test has looked at the server
+    # while it is being prepared: no race decides what the test sees.
+    from app.dispatch import job_tasks
 
-        def no_validation(**_kwargs: object) -> None:
-            raise AssertionError("a grading computed a reference")
+    release = threading.Event()
+    real_execute = job_tasks._execute
 
-        monkeypatch.setattr("app.grading.reference.validate_package", no_validation)
-        attempt = client.post("/api/attempts", headers=headers,
-                              json={"scenario": slug, "kind": "submit", "files": solution}).json()
-        view = wait_for(lambda: (v := client.get(f"/api/attempts/{attempt['id']}", headers=headers).json())
-                        and v["status"] in ("passed", "failed", "error") and v, timeout=300, every=0.5,
-                        what="the first verdict")
-    assert view["status"] == "passed", view["error"]
+    def held_reference_run(**kwargs: Any) -> dict[str, Any]:
+        if kwargs["name"] == "solution":
+            release.wait(timeout=600)
+        return real_execute(**kwargs)
+
+    monkeypatch.setattr(job_tasks, "_execute", held_reference_run)
+    try:
+        with TestClient(create_app()) as client:  # the start-up returns without waiting for any run
+            assert client.get("/healthz").status_code == 200
+            ready = client.get("/readyz")
+            assert ready.status_code == 503
+            assert ready.json()["references"] == {
+                "status": "preparing", "waiting_for": [{"scenario": slug, "version": 1}]}
+            assert ready.json()["database"] == "ok"
+
+            attempt = client.post("/api/attempts", headers=headers,
+                                  json={"scenario": slug, "kind": "submit", "files": solution}).json()
+            url = f"/api/attempts/{attempt['id']}"
+            waiting = wait_for(lambda: (v := client.get(url, headers=headers).json())
+                               and (v.get("progress") or {}).get("stage") == "reference" and v,
+                               timeout=300, what="the submission to wait for the reference run")
+            assert waiting["status"] == "queued"
+            assert waiting["progress"]["text"] == "preparing the reference run"
+            with new_session() as session:
+                shown = progress_of(session=session, attempt=session.get(Attempt, attempt["id"])).text
+            assert shown.startswith("Preparing the reference run")
+
+            release.set()
+            view = wait_for(lambda: (v := client.get(url, headers=headers).json())
+                            and v["status"] not in ("queued", "running") and v, timeout=300, every=0.5,
+                            what="the verdict")
+            assert view["status"] == "passed", view["error"]
+            wait_for(lambda: client.get("/readyz").status_code == 200, timeout=30, what="ready")
+            assert client.get("/readyz").json()["references"] == {"status": "ok", "waiting_for": []}
+
+            # The matrix completes the reference afterwards; an attempt graded before it is graded
+            # again once it is stored, so its bug verdicts come from the matrix.
+            def finished_job(kind: str) -> ScenarioJob | None:
+                with new_session() as session:
+                    job = session.scalar(select(ScenarioJob).where(
+                        ScenarioJob.scenario_version_id == version_id, ScenarioJob.kind == kind))
+                    return job if job is not None and job.status in ("done", "failed") else None
+
+            validated = wait_for(lambda: finished_job("validate"), timeout=600, every=0.5, what="the matrix")
+            assert validated.summary["valid"] is True, validated.summary
+            with new_session() as session:
+                graded_before_matrix = session.get(Attempt, attempt["id"]).result["provisional"]
+            if graded_before_matrix:
+                wait_for(lambda: finished_job("rejudge"), timeout=300, every=0.5, what="the regrading")
+            with new_session() as session:
+                final = session.get(Attempt, attempt["id"])
+                assert final.status == "passed" and final.result["provisional"] is False
+                assert final.result["bugs"] and all(b["fixed"] for b in final.result["bugs"])
+                assert session.get(ScenarioVersion, version_id).reference["complete"] is True
+    finally:
+        release.set()
+
+
+@pytest.mark.bwrap
+def test_a_queued_grading_goes_before_queued_matrix_runs_on_the_local_pool(
+    app_db: None, monkeypatch: pytest.MonkeyPatch  # noqa: F811
+) -> None:
+    from app.dispatch import dispatcher
+    from app.dispatch.job_tasks import run_job_task
+    from app.dispatch.local_pool import LocalPool
+
+    version_id = _published_tiny()
+    with new_session() as session:
+        job = validation.start_validation(session=session, version=session.get(ScenarioVersion, version_id),
+                                          user_id=None)
+        session.commit()  # no dispatcher is running: the tasks stay in the table
+        tasks = {t.name: t.id for t in session.scalars(select(JobTask).where(JobTask.job_id == job.id))}
+    assert run_job_task(tasks.pop("solution")) == "done"  # the reference, stored before the matrix
+    matrix = sorted(tasks.values())
+    assert len(matrix) == 4
+
+    pool = LocalPool(concurrency=1, warm=False)
+    pool.start()
+    monkeypatch.setattr(dispatcher, "_active", pool)
+    try:
+        for task_id in matrix:  # the thread starts the first one at once; three wait in the queue
+            pool.enqueue_task(task_id)
+        with new_session() as session:  # a candidate's submission of the solution, queued now
+            user = create_user(session=session, email=f"o-{uuid.uuid4().hex[:8]}@example.com", password=None,
+                               role="candidate")
+            files = dict(session.get(ScenarioVersion, version_id).content["solution_files"])
+            queued = Attempt(user_id=user.id, scenario_version_id=version_id, kind="submit", files=files)
+            session.add(queued)
+            session.commit()
+            attempt_id = queued.id
+        pool.enqueue(attempt_id)
+        def all_done() -> bool:  # the grading, the matrix and the regrading it queues: nothing left behind
+            with new_session() as session:
+                open_jobs = session.scalar(select(ScenarioJob.id).where(
+                    ScenarioJob.scenario_version_id == version_id, ScenarioJob.status.in_(ACTIVE)).limit(1))
+                return open_jobs is None and session.get(Attempt, attempt_id).finished_at is not None
+
+        wait_for(lambda: all_done() or None, timeout=600, every=0.5, what="the pool to finish")
+    finally:
+        pool.stop()
+    with new_session() as session:
+        attempt = session.get(Attempt, attempt_id)
+        finished = session.scalars(select(JobTask.finished_at).where(JobTask.id.in_(matrix))).all()
+    assert attempt.status == "passed"
+    assert all(at is not None for at in finished)
+    # At most the run already in progress when the submission came finished before its grading started.
+    assert sum(at < attempt.started_at for at in finished) <= 1, (attempt.started_at, finished)
+

@@ -78,7 +78,8 @@ def test_healthz_answers_without_touching_the_database(web_client: TestClient) -
 def test_readyz_reports_the_database_and_no_broker(web_client: TestClient) -> None:
     response = web_client.get("/readyz")
     assert response.status_code == 200
-    assert response.json() == {"status": "ok", "database": "ok", "broker": "not used"}
+    assert response.json() == {"status": "ok", "database": "ok", "broker": "not used",
+                               "references": {"status": "ok", "waiting_for": []}}
 
 
 def test_readyz_is_503_when_the_database_is_down(web_app: FastAPI, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -4,21 +4,31 @@ runs behind candidates' gradings."""
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
 import threading
 import uuid
+from pathlib import Path
 from typing import Any
 
 import pytest
+import redis
+from celery import Celery
 from dispatch.conftest import app_db  # noqa: F401
-from dispatch.processes import wait_for
+from dispatch.processes import dojo_command, dojo_env, kill_group, start_dojo, wait_for
 from dispatch.tiny_scenario import tiny_package
 from fastapi.testclient import TestClient
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
+import app.models  # noqa: F401  (every table, for the worker's database built here)
 from app.attempts.models import Attempt
 from app.auth.tokens import issue_token
-from app.core.db import new_session, utcnow
+from app.core.db import make_engine, new_session, utcnow
+from app.core.paths import ROOT_DIR
 from app.core.settings import get_settings
+from app.dispatch.celery_app import JOB_TASK_NAME, TASK_NAME
 from app.engine.package import ScenarioPackage
 from app.main import create_app
 from app.scenarios import validation
@@ -27,6 +37,8 @@ from app.scenarios.jobs import ACTIVE
 from app.scenarios.models import Scenario, ScenarioVersion
 from app.users.service import create_user
 from app.workspace.results import progress_of
+
+CELERY_REDIS_URL = os.environ.get("DOJO_TEST_DISPATCH_REDIS_URL", "redis://127.0.0.1:6379/13")
 
 
 def _published_tiny() -> int:
@@ -186,3 +198,63 @@ def test_a_queued_grading_goes_before_queued_matrix_runs_on_the_local_pool(
     # At most the run already in progress when the submission came finished before its grading started.
     assert sum(at < attempt.started_at for at in finished) <= 1, (attempt.started_at, finished)
 
+
+
+@pytest.mark.redis
+@pytest.mark.bwrap
+def test_a_queued_grading_goes_before_queued_matrix_runs_on_a_celery_worker(tmp_path: Path) -> None:
+    queue = f"dojo-test-{uuid.uuid4().hex[:8]}"
+    data = tmp_path / "data"
+    data.mkdir()
+    url = f"sqlite:///{data / 'dojo.sqlite3'}"
+    env = dojo_env(DOJO_DATA_DIR=str(data), DATABASE_URL=url, BROKER_URL=CELERY_REDIS_URL, DOJO_QUEUE=queue,
+                   WARM_SANDBOXES="0")
+    subprocess.run([*dojo_command(), "migrate"], cwd=ROOT_DIR, env=env, check=True, timeout=120, capture_output=True)
+    engine = make_engine(url)
+    package = tiny_package()
+    with Session(engine) as session:
+        scenario = Scenario(slug=package.slug, title=package.title)
+        session.add(scenario)
+        session.flush()
+        version = ScenarioVersion(scenario_id=scenario.id, version=1, title=package.title, difficulty="easy",
+                                  content=package.to_dict(), content_hash=package.content_hash, status="published")
+        session.add(version)
+        session.flush()
+        job_id = validation.start_validation(session=session, version=version, user_id=None).id
+        tasks = {t.name: t.id for t in session.scalars(select(JobTask).where(JobTask.job_id == job_id))}
+        user = create_user(session=session, email="c@example.com", password=None, role="candidate")
+        attempt = Attempt(user_id=user.id, scenario_version_id=version.id, kind="submit",
+                          files=dict(package.solution_files))
+        session.add(attempt)
+        session.commit()
+        attempt_id = attempt.id
+
+    # Everything is queued before the worker starts, as the web process sends it: the reference run and
+    # the grading on the main queue, the matrix on the background one (sent first).
+    sender = Celery("test-sender", broker=CELERY_REDIS_URL)
+    matrix = sorted(task_id for name, task_id in tasks.items() if name != "solution")
+    for task_id in matrix:
+        sender.send_task(JOB_TASK_NAME, args=[task_id], queue=f"{queue}-background")
+    sender.send_task(JOB_TASK_NAME, args=[tasks["solution"]], queue=queue)
+    sender.send_task(TASK_NAME, args=[attempt_id], queue=queue)
+    log = tmp_path / "worker.log"
+    worker = start_dojo(["worker", "--concurrency", "1"], env=env, log=log)
+    try:
+        def matrix_done() -> bool | None:
+            with Session(engine) as session:
+                job = session.get(ScenarioJob, job_id)
+                return job is not None and job.status in ("done", "failed") or None
+
+        wait_for(matrix_done, timeout=600, what="the validation job to finish")
+        with Session(engine) as session:
+            graded = session.get(Attempt, attempt_id)
+            finished = session.scalars(select(JobTask.finished_at).where(JobTask.id.in_(matrix))).all()
+        assert graded.status == "passed", log.read_text()[-3000:]
+        assert all(at is not None and at > graded.started_at for at in finished), (graded.started_at, finished)
+    finally:
+        kill_group(worker, sig=signal.SIGTERM)
+        sender.close()
+        engine.dispose()
+        broker = redis.Redis.from_url(CELERY_REDIS_URL)
+        broker.delete(*broker.keys(f"{queue}*"))
+        broker.close()

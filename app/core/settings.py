@@ -39,6 +39,10 @@ class Settings(BaseSettings):
     max_form_field_chars: int = 20_000
     # Every JSON (or other non-form) body is refused above this size, before it is parsed.
     max_request_body_bytes: int = 2 * 1024 * 1024
+    # A scenario package zip (POST /api/admin/scenarios): the zip, and separately its unpacked content;
+    # a multipart upload may be this large plus UPLOAD_OVERHEAD_BYTES (app/web/limits.py). The other
+    # zip checks (64 entries, 256 KiB a file, 100:1 ratio, paths) do not change with it.
+    scenario_zip_max_bytes: int = 5 * 1024 * 1024
     # Login throttling (app/auth/rate_limit.py): every attempt per client address; failures per
     # account from one client (a guesser elsewhere cannot lock the owner out); failures per account
     # from all clients (the ceiling on a distributed guesser).

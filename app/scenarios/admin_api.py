@@ -10,9 +10,10 @@ from sqlalchemy.orm import Session
 
 from app.audit import service as audit
 from app.auth.deps import AdminUser, SessionDep
+from app.core.settings import get_settings
 from app.engine.errors import PackageError
 from app.engine.package import ScenarioPackage
-from app.engine.zipimport import MAX_ZIP_BYTES, load_zip
+from app.engine.zipimport import load_zip
 from app.scenarios import authoring, jobs, rejudge, validation
 from app.scenarios.export import package_zip
 from app.scenarios.models import ScenarioVersion
@@ -52,9 +53,10 @@ def _found(session: Session, slug: str, number: int) -> tuple[Any, ScenarioVersi
 @router.post("", status_code=201)
 async def upload(file: UploadFile, user: AdminUser, session: SessionDep) -> Any:
     """Store a zipped package as a draft; 422 names the file, field and line of the first problem."""
-    data = await file.read(MAX_ZIP_BYTES + 1)
+    limit = get_settings().scenario_zip_max_bytes
+    data = await file.read(limit + 1)
     try:
-        package = load_zip(data)
+        package = load_zip(data, max_zip_bytes=limit)
     except PackageError as exc:
         return JSONResponse({"detail": str(exc), **authoring.parse_error_fields(exc)}, status_code=422)
     session.commit()  # end the sign-in's read transaction: the draft is written in a fresh one

@@ -49,8 +49,19 @@ def _json_error(status: int, message: str) -> tuple[dict[str, object], bytes]:
     return start, body
 
 
+# A multipart upload carries one file and a few small fields besides it: their headers and boundaries.
+UPLOAD_OVERHEAD_BYTES = 64 * 1024
+MULTIPART = "multipart/form-data"
+
+
+def upload_max_bytes(*, form_max_bytes: int, file_max_bytes: int) -> int:
+    """The ceiling of a multipart body: the largest file a form takes (a scenario zip) with room for the form."""
+    return max(form_max_bytes, file_max_bytes + UPLOAD_OVERHEAD_BYTES)
+
+
 class BodyLimitMiddleware:
-    """Every request body has a ceiling: forms `form_max_bytes`, anything else (JSON) `body_max_bytes`.
+    """Every request body has a ceiling: urlencoded forms `form_max_bytes`, multipart forms (file uploads)
+    `upload_max_bytes`, anything else (JSON) `body_max_bytes`.
 
     A declared length above the ceiling is refused before anything is read; an undeclared
     (chunked) body is counted while it streams. JSON bodies are also read whole here and refused
@@ -58,9 +69,10 @@ class BodyLimitMiddleware:
     template or JSON encoder can store or print.
     """
 
-    def __init__(self, app: ASGIApp, *, form_max_bytes: int, body_max_bytes: int) -> None:
+    def __init__(self, app: ASGIApp, *, form_max_bytes: int, upload_max_bytes: int, body_max_bytes: int) -> None:
         self.app = app
         self.form_max_bytes = form_max_bytes
+        self.upload_max_bytes = upload_max_bytes
         self.body_max_bytes = body_max_bytes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -70,7 +82,10 @@ class BodyLimitMiddleware:
         headers = dict(scope.get("headers") or [])
         content_type = headers.get(b"content-type", b"").decode("latin-1").lower()
         is_form = content_type.startswith(FORM_TYPES)
-        limit = self.form_max_bytes if is_form else self.body_max_bytes
+        if not is_form:
+            limit = self.body_max_bytes
+        else:
+            limit = self.upload_max_bytes if content_type.startswith(MULTIPART) else self.form_max_bytes
         message = FORM_TOO_LARGE if is_form else BODY_TOO_LARGE.format(limit=limit)
         if _declared_length(headers) > limit:
             await _send_json(send, 413, message)

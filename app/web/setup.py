@@ -10,7 +10,7 @@ from app.core.settings import Settings
 from app.ops.middleware import RequestContextMiddleware
 from app.web import errors
 from app.web.hosts import HostGuardMiddleware
-from app.web.limits import FORM_BODY_FACTOR, BodyLimitMiddleware
+from app.web.limits import FORM_BODY_FACTOR, BodyLimitMiddleware, upload_max_bytes
 
 # Pages load only their own scripts and styles. /docs sets its own policy: this one plus the hash of
 # Swagger UI's inline bootstrap script (app/web/system.py).
@@ -50,9 +50,12 @@ class SecurityHeadersMiddleware:
 def install(app: FastAPI, settings: Settings) -> None:
     """Called once by create_app."""
     errors.install(app)
+    form_max_bytes = settings.max_form_field_chars * FORM_BODY_FACTOR
     app.add_middleware(
         BodyLimitMiddleware,
-        form_max_bytes=settings.max_form_field_chars * FORM_BODY_FACTOR,
+        form_max_bytes=form_max_bytes,
+        upload_max_bytes=upload_max_bytes(form_max_bytes=form_max_bytes,
+                                          file_max_bytes=settings.scenario_zip_max_bytes),
         body_max_bytes=settings.max_request_body_bytes,
     )
     app.add_middleware(SecurityHeadersMiddleware)

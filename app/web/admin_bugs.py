@@ -13,7 +13,7 @@ from app.engine.kinds import BUG_KINDS
 from app.engine.package import COMPONENTS, ScenarioPackage
 from app.scenarios import authoring, bug_edits, drafts
 from app.web.admin_scenarios import editor_bundle
-from app.web.admin_versions import load
+from app.web.admin_versions import load, notice_url
 from app.web.templating import render
 
 router = APIRouter(prefix="/admin/scenarios/{slug}/versions/{number}/bugs", tags=["pages"], include_in_schema=False)
@@ -88,9 +88,7 @@ async def add_bug(request: Request, slug: str, number: int, user: AdminUser, ses
         message = exc.detail if isinstance(exc, authoring.AuthoringError) else str(exc)
         return _page(request, slug, version, form, checked=checked, error=message, status_code=422)
     session.commit()
-    url = request.url_for("admin_version", slug=slug, number=number).include_query_params(
-        notice=f"Bug {bug['id']} planted. Validate to see which tests catch it.")
-    return RedirectResponse(str(url), status_code=303)
+    return RedirectResponse(notice_url(request, slug, number, "bug_planted", bug=str(bug["id"])), status_code=303)
 
 
 def _check_bug_fields(bug: dict[str, Any]) -> None:
@@ -120,6 +118,4 @@ def remove_bug(request: Request, slug: str, number: int, bug_id: str, user: Admi
         session.rollback()
         raise HTTPException(422, str(exc)) from None
     session.commit()
-    url = request.url_for("admin_version", slug=slug, number=number).include_query_params(
-        notice=f"Bug {bug_id} removed.")
-    return RedirectResponse(str(url), status_code=303)
+    return RedirectResponse(notice_url(request, slug, number, "bug_removed"), status_code=303)

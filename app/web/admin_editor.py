@@ -12,7 +12,7 @@ from app.engine.errors import PackageError
 from app.engine.package import DIFFICULTIES, TRAINING_KEYS, ScenarioPackage
 from app.scenarios import authoring, drafts
 from app.web.admin_scenarios import editor_bundle, version_url
-from app.web.admin_versions import load
+from app.web.admin_versions import load, notice_url
 from app.web.markdown import render_markdown
 from app.web.templating import render
 
@@ -63,9 +63,7 @@ async def save(request: Request, slug: str, number: int, user: AdminUser, sessio
         message = exc.detail if isinstance(exc, authoring.AuthoringError) else str(exc)
         return _page(request, slug, version, form, error=message, status_code=422)
     session.commit()
-    url = request.url_for("admin_version", slug=slug, number=number).include_query_params(
-        notice="Draft saved. Validate it again before publishing.")
-    return RedirectResponse(str(url), status_code=303)
+    return RedirectResponse(notice_url(request, slug, number, "draft_saved"), status_code=303)
 
 
 @router.post("/brief-preview", name="admin_brief_preview")

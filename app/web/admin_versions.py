@@ -21,6 +21,17 @@ from app.web.templating import render
 
 router = APIRouter(prefix="/admin/scenarios/{slug}/versions/{number}", tags=["pages"], include_in_schema=False)
 
+# What the page says after an action, chosen by the key in its ?notice= and never taken from the URL's
+# text (a link with any other notice would put the sender's words in the page's green banner).
+NOTICES = {
+    "validation_queued": "Validation queued.",
+    "published": "Published.",
+    "retired": "Retired.",
+    "draft_saved": "Draft saved. Validate it again before publishing.",
+    "bug_planted": "Bug planted. Validate to see which tests catch it.",
+    "bug_removed": "Bug removed.",
+}
+
 
 def load(session: Session, slug: str, number: int) -> tuple[Scenario, ScenarioVersion]:
     try:
@@ -50,11 +61,26 @@ def _context(session: Session, scenario: Scenario, version: ScenarioVersion) -> 
 
 @router.get("", name="admin_version")
 def version_page(request: Request, slug: str, number: int, _user: AdminUser, session: SessionDep,
-                 notice: str = "") -> Response:
-    """Everything about one version, with the actions its status allows."""
+                 notice: str = "", bug: str = "") -> Response:
+    """Everything about one version, with the actions its status allows (and a notice named by its key)."""
     scenario, version = load(session, slug, number)
-    context = {**_context(session, scenario, version), "notice": notice[:200]}
-    return render(request, "admin/version.html", context)
+    context = _context(session, scenario, version)
+    return render(request, "admin/version.html", {**context, "notice": notice_text(notice, bug, context["package"])})
+
+
+def notice_text(key: str, bug: str, package: ScenarioPackage) -> str:
+    """The message of a known key ("" for any other); a planted bug is named only when the version has it."""
+    text = NOTICES.get(key, "")
+    if key == "bug_planted" and any(b.id == bug for b in package.bugs):
+        return text.replace("Bug ", f"Bug {bug} ", 1)
+    return text
+
+
+def notice_url(request: Request, slug: str, number: int, key: str, **params: str) -> str:
+    """The version page showing the notice `key` (one of NOTICES)."""
+    if key not in NOTICES:
+        raise KeyError(f"unknown notice {key!r}")
+    return str(request.url_for("admin_version", slug=slug, number=number).include_query_params(notice=key, **params))
 
 
 @router.get("/validation", name="admin_version_validation")
@@ -65,8 +91,7 @@ def validation_fragment(request: Request, slug: str, number: int, _user: AdminUs
 
 
 def _back(request: Request, slug: str, number: int, notice: str) -> Response:
-    url = request.url_for("admin_version", slug=slug, number=number).include_query_params(notice=notice)
-    return RedirectResponse(str(url), status_code=303)
+    return RedirectResponse(notice_url(request, slug, number, notice), status_code=303)
 
 
 @router.post("/validate", name="admin_validate_version")
@@ -79,7 +104,7 @@ def validate(request: Request, slug: str, number: int, user: AdminUser, session:
         audit.record(session=session, actor=user, action="version.validation_started",
                      target=authoring.label(slug, version))
         session.commit()
-    return _back(request, slug, number, "Validation queued.")
+    return _back(request, slug, number, "validation_queued")
 
 
 def _action(request: Request, slug: str, number: int, user: Any, session: Session, act: Any, done: str) -> Response:
@@ -98,13 +123,13 @@ def _action(request: Request, slug: str, number: int, user: Any, session: Sessio
 @router.post("/publish", name="admin_publish_version")
 def publish(request: Request, slug: str, number: int, user: AdminUser, session: SessionDep) -> Response:
     """Publish a validated draft; a refusal names each undetected bug."""
-    return _action(request, slug, number, user, session, authoring.publish, "Published.")
+    return _action(request, slug, number, user, session, authoring.publish, "published")
 
 
 @router.post("/retire", name="admin_retire_version")
 def retire(request: Request, slug: str, number: int, user: AdminUser, session: SessionDep) -> Response:
     """No new attempts on this version; its attempts stay readable."""
-    return _action(request, slug, number, user, session, authoring.retire, "Retired.")
+    return _action(request, slug, number, user, session, authoring.retire, "retired")
 
 
 @router.post("/new-draft", name="admin_new_draft")

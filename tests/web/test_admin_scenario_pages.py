@@ -120,3 +120,25 @@ def test_editing_a_published_version_starts_a_new_draft_and_the_diff_shows_the_c
     assert diff.status_code == 200
     text = html.unescape(diff.text)
     assert '-title = "Leakier"' in text and '+title = "Leaky, second edition"' in text
+
+
+def test_the_version_page_shows_notices_by_key_never_text_from_the_link(
+        web_client: TestClient, make_account, published_version, db: Session) -> None:
+    token = _admin(web_client, make_account)
+    slug = _fork(web_client, token)
+    page = f"/admin/scenarios/{slug}/versions/1"
+    spoof = "Your account is locked. Call +1 555 0100 to unlock it."
+    shown = web_client.get(page, params={"notice": spoof})
+    assert shown.status_code == 200 and "Call +1 555 0100" not in shown.text and 'role="status"' not in shown.text
+    assert "Published." in web_client.get(page, params={"notice": "published"}).text
+    # A planted bug is named only when this version has it.
+    bug_id = ScenarioPackage.from_dict(_version(db, slug).content).bugs[0].id
+    named = web_client.get(page, params={"notice": "bug_planted", "bug": bug_id}).text
+    assert f"Bug {bug_id} planted." in named
+    made_up = web_client.get(page, params={"notice": "bug_planted", "bug": "call-555-0100"}).text
+    assert "call-555-0100" not in made_up and "Bug planted." in made_up
+    # The actions send keys: saving the draft comes back with ?notice=draft_saved.
+    form = {**form_of(ScenarioPackage.from_dict(_version(db, slug).content)), "csrf_token": token}
+    saved = web_client.post(f"{page}/edit", data=form, follow_redirects=False)
+    assert saved.status_code == 303 and saved.headers["location"].endswith(f"{page}?notice=draft_saved")
+    assert "Draft saved. Validate it again before publishing." in web_client.get(saved.headers["location"]).text

@@ -1,4 +1,4 @@
-"""JSON API for interviews (CONTRACTS.md section 2): create, read, review, export, redeem an invite."""
+"""JSON API for interviews (CONTRACTS.md section 2): create, read, review (and the rubric), export, redeem an invite."""
 
 from __future__ import annotations
 
@@ -16,7 +16,15 @@ from app.interviews import service as interviews_service
 from app.interviews.api_views import interview_view
 from app.interviews.deps import ReviewerUser
 from app.interviews.errors import InterviewError
-from app.interviews.schemas import InterviewCreate, InviteRedeem, ReviewCreate
+from app.interviews.rubric import LEVELS
+from app.interviews.schemas import (
+    InterviewCreate,
+    InviteRedeem,
+    ReviewCreate,
+    RubricCriterion,
+    RubricLevel,
+    RubricView,
+)
 from app.interviews.summary import summarise
 from app.scenarios import service as scenarios_service
 from app.web.params import RowIdPath
@@ -56,6 +64,15 @@ def read_interview(interview_id: RowIdPath, user: ReviewerUser, session: Session
     """The interview with its attempts, bug verdicts, reviews and integrity signals."""
     interview = access.visible_interview(session=session, user=user, interview_id=interview_id)
     return interview_view(summarise(session=session, interviews=[interview])[0])
+
+
+@router.get("/rubric", name="api_rubric", response_model=RubricView)
+def read_rubric(_user: ReviewerUser, session: SessionDep) -> RubricView:
+    """The review rubric's criteria (ids, titles, each level's description) that a review's scores name."""
+    return RubricView(criteria=[
+        RubricCriterion(id=c.id, title=c.title, levels=[RubricLevel(level=level, description=text)
+                                                        for level, text in zip(LEVELS, c.levels, strict=True)])
+        for c in reviews.rubric(session=session)])
 
 
 @router.post("/interviews/{interview_id}/reviews", status_code=201, name="api_review_interview")

@@ -32,3 +32,24 @@ class InviteRedeem(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
     password: str | None = Field(default=None, max_length=256)
+
+
+class RubricLevel(BaseModel):
+    """One level of a criterion: its score and what earns it."""
+
+    level: int = Field(ge=1, le=4)
+    description: str
+
+
+class RubricCriterion(BaseModel):
+    """A criterion a review scores: `id` is the key in a review's `rubric` object."""
+
+    id: str
+    title: str
+    levels: list[RubricLevel]
+
+
+class RubricView(BaseModel):
+    """GET /api/rubric: the criteria reviews are scored against now, in the order the review page shows them."""
+
+    criteria: list[RubricCriterion]

@@ -125,6 +125,7 @@ ROUTE_TABLE: dict[tuple[str, str], Expect] = {
         401, 404, 404, 404, path="/api/interviews/999999999/reviews", json={}
     ),
     ("GET", "/api/interviews.csv"): Expect(401, 404, 200, 200),
+    ("GET", "/api/rubric"): Expect(401, 404, 200, 200),
     ("POST", "/api/invites/{token}"): everyone(404, path="/api/invites/not-a-real-invite-token", json={}),
     ("POST", "/api/attempts/{attempt_id}/cancel"): signed_in(404, anonymous=401,
                                                             path="/api/attempts/999999999/cancel"),

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, HTTPException
+from fastapi import APIRouter, HTTPException, Request
 from sqlalchemy.orm import Session
+from starlette.responses import Response
 
 from app.attempts import service, views
+from app.attempts.etag import api_etag, if_none_match, not_modified, with_validator
 from app.attempts.schemas import AttemptCreate, AttemptQueued
 from app.auth.deps import CurrentUser, SessionDep
 from app.core.db import run_read
@@ -44,9 +46,17 @@ def create_attempt(body: AttemptCreate, user: CurrentUser, session: SessionDep) 
 # a declared return type would have FastAPI validate and re-encode it. Async, with the read in
 # run_read: on SQLite the whole request makes no trip to a worker thread.
 @router.get("/{attempt_id}", response_model=dict[str, Any])
-async def read_attempt(attempt_id: RowIdPath, user: CurrentUser, session: SessionDep) -> FastJSONResponse:
-    """The attempt shaped for the viewer; 404 for attempts the viewer may not read."""
-    return FastJSONResponse(await run_read(session, _attempt_view, attempt_id, user, session))
+async def read_attempt(request: Request, attempt_id: RowIdPath, user: CurrentUser, session: SessionDep) -> Response:
+    """The attempt shaped for the viewer; 404 for attempts the viewer may not read. With If-None-Match
+    naming the ETag of what it would show, 304 and no body (see app/attempts/etag.py)."""
+    return await run_read(session, _attempt_answer, request, attempt_id, user, session)
+
+
+def _attempt_answer(request: Request, attempt_id: int, user: User, session: Session) -> Response:
+    etag = api_etag(session, user=user, attempt_id=attempt_id)  # first: a change meanwhile is fetched next time
+    if etag is not None and if_none_match(request, etag):
+        return not_modified(etag)
+    return with_validator(FastJSONResponse(_attempt_view(attempt_id, user, session)), etag)
 
 
 def _attempt_view(attempt_id: int, user: User, session: Session) -> dict[str, Any]:

@@ -190,15 +190,20 @@ _ATTEMPT_BY_ID = select(Attempt).where(Attempt.id == bindparam("attempt_id"))
 def visible_attempt(*, session: Session, attempt_id: int, user: User) -> Attempt | None:
     """The attempt if this user may read it: their own, their interviews' (interviewer), any (admin)."""
     attempt = session.execute(_ATTEMPT_BY_ID, {"attempt_id": attempt_id}).scalar_one_or_none()
-    if attempt is None:
+    if attempt is None or not may_read(session=session, user=user, owner_id=attempt.user_id,
+                                       interview_id=attempt.interview_id):
         return None
-    if user.role == Role.admin.value or attempt.user_id == user.id:
-        return attempt
-    if user.role == Role.interviewer.value and attempt.interview_id is not None:
-        interview = session.get(Interview, attempt.interview_id)
-        if interview is not None and interview_access.can_view(session=session, user=user, interview=interview):
-            return attempt
-    return None
+    return attempt
+
+
+def may_read(*, session: Session, user: User, owner_id: int, interview_id: int | None) -> bool:
+    """Who may read an attempt: its owner, any admin, an interviewer who may view its interview."""
+    if user.role == Role.admin.value or owner_id == user.id:
+        return True
+    if user.role == Role.interviewer.value and interview_id is not None:
+        interview = session.get(Interview, interview_id)
+        return interview is not None and interview_access.can_view(session=session, user=user, interview=interview)
+    return False
 
 
 def list_own_attempts(*, session: Session, user: User, limit: int = 50) -> list[Attempt]:

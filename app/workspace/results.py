@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import func, select
@@ -111,7 +111,8 @@ def build_view(*, session: Session, attempt: Attempt, staff: bool) -> ResultsVie
     view.error = GradeError.model_validate(attempt.error) if attempt.error else None
     view.error_location = view.error.location if view.error else None
     view.tips = coaching_service.tips_of(session=session, attempt_id=attempt.id)
-    view.awaiting_tips = _tips_still_coming(attempt, has_tips=bool(view.tips))
+    view.awaiting_tips = tips_still_coming(kind=attempt.kind, status=attempt.status, finished_at=attempt.finished_at,
+                                           has_tips=bool(view.tips))
     if result is None:
         return view
     view.scratch = result.scratch
@@ -129,12 +130,12 @@ def build_view(*, session: Session, attempt: Attempt, staff: bool) -> ResultsVie
     return view
 
 
-def _tips_still_coming(attempt: Attempt, *, has_tips: bool) -> bool:
-    """The coach runs right after the verdict is stored; keep polling briefly so its tips show up."""
-    if has_tips or attempt.kind == "scratch" or attempt.status == AttemptStatus.cancelled.value:
+def tips_still_coming(*, kind: str, status: str, finished_at: datetime | None, has_tips: bool) -> bool:
+    """The coach runs right after the verdict is stored; keep polling briefly so its tips show up.
+    (Also part of the panel's validator, app/attempts/etag.py.)"""
+    if has_tips or kind == "scratch" or status == AttemptStatus.cancelled.value:
         return False
-    finished = attempt.finished_at
-    return finished is not None and utcnow() - as_utc(finished) < TIPS_WAIT
+    return finished_at is not None and utcnow() - as_utc(finished_at) < TIPS_WAIT
 
 
 def _component_row(component: str, tests: list[dict[str, Any]]) -> ComponentRow:

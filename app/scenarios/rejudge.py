@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
 from app.attempts.models import FINISHED_STATUSES, Attempt
+from app.coaching.models import CoachingTip
 from app.dispatch.claims import changed_rows
 from app.scenarios import jobs
 from app.scenarios.job_models import JobTask, ScenarioJob
@@ -83,6 +84,10 @@ def close_phase(*, session: Session, job: ScenarioJob) -> None:
         ).values(status=new["status"], score=new.get("score"), error=new.get("error"), result=new.get("result")))
         if task.attempt_id is not None and changes(task.previous or {}, new):
             changed.append(task.attempt_id)
+    # The old verdict's tips go with it, in the same transaction: until the coach writes new ones (after
+    # the commit, see attempts_to_recoach), an attempt shows no tips rather than tips that contradict it.
+    if changed:
+        session.execute(delete(CoachingTip).where(CoachingTip.attempt_id.in_(changed)))
     jobs.finish_job(job, {"attempts": len(tasks), "changed": len(changed), "changed_attempts": changed})
 
 

@@ -6,14 +6,20 @@ import uuid
 
 import pytest
 from dispatch.conftest import app_db  # noqa: F401
+from fastapi.testclient import TestClient
 
 from app.attempts.models import Attempt
+from app.auth.tokens import issue_token
 from app.coaching.models import AI_NOTICE, CoachingTip
 from app.coaching.service import gather, rule_tips, tips_of
 from app.core.db import new_session
+from app.dispatch import job_tasks
+from app.dispatch.jobs import write_coaching
+from app.main import create_app
 from app.scenarios import rejudge
 from app.scenarios.job_models import JobTask
 from app.scenarios.models import ScenarioVersion
+from app.users.models import User
 from app.users.service import create_user
 from scenarios.jobs_support import run_queued_tasks, tiny_draft, wait_job
 
@@ -22,8 +28,8 @@ OLD_RESULT = {"status": "failed", "tests": [{"id": "loss.init-scale", "passed": 
               "bugs": [{"id": "pos-not-added", "fixed": False}, {"id": "softmax-before-loss", "fixed": False}]}
 
 
-@pytest.mark.bwrap
-def test_rejudge_regrades_each_attempt_and_keeps_the_old_verdict(app_db: None) -> None:  # noqa: F811
+def _wrongly_failed_attempt_and_a_rejudge() -> tuple[int, int]:
+    """(attempt id, rejudge job id): the solution graded "failed" by an older engine, with coaching for that."""
     # A scenario of its own: rejudge takes every attempt of the version, and other tests grade the shared tiny one.
     version_id = tiny_draft()
     with new_session() as session:
@@ -44,7 +50,12 @@ def test_rejudge_regrades_each_attempt_and_keeps_the_old_verdict(app_db: None) -
         job_id = rejudge.start_rejudge(session=session, version=session.get(ScenarioVersion, version_id),
                                        user_id=user.id).id
         session.commit()
+    return attempt_id, job_id
 
+
+@pytest.mark.bwrap
+def test_rejudge_regrades_each_attempt_and_keeps_the_old_verdict(app_db: None) -> None:  # noqa: F811
+    attempt_id, job_id = _wrongly_failed_attempt_and_a_rejudge()
     run_queued_tasks(job_id)
     job = wait_job(job_id, timeout=5)
     assert job.status == "done", job.error
@@ -62,6 +73,31 @@ def test_rejudge_regrades_each_attempt_and_keeps_the_old_verdict(app_db: None) -
         shown_tips = [tip["framing"] for tip in tips_of(session=session, attempt_id=attempt_id)]
         expected = [tip.framing for tip in rule_tips(gather(session=session, attempt_id=attempt_id))]
     assert STALE_TIP not in shown_tips and shown_tips == expected
+
+
+@pytest.mark.bwrap
+def test_the_verdict_and_tips_an_api_client_sees_agree_even_when_coaching_never_runs(
+    app_db: None, monkeypatch: pytest.MonkeyPatch,  # noqa: F811
+) -> None:
+    """The worker stops between storing the new verdicts and writing their coaching: no stale tip remains."""
+    attempt_id, job_id = _wrongly_failed_attempt_and_a_rejudge()
+    recoached: list[int] = []
+    monkeypatch.setattr(job_tasks, "write_coaching", recoached.append)
+    run_queued_tasks(job_id)
+    assert wait_job(job_id, timeout=5).status == "done" and recoached == [attempt_id]
+    client = TestClient(create_app())
+    with new_session() as session:
+        attempt = session.get(Attempt, attempt_id)
+        owner = session.get(User, attempt.user_id)
+        headers = {"Authorization": f"Bearer {issue_token(session=session, user=owner)}"}
+        session.commit()
+    shown = client.get(f"/api/attempts/{attempt_id}", headers=headers).json()
+    assert shown["status"] == "passed" and shown["tips"] == []  # not the failed verdict's tip
+    write_coaching(attempt_id)  # what the worker would have done next
+    shown = client.get(f"/api/attempts/{attempt_id}", headers=headers).json()
+    with new_session() as session:
+        expected = [tip.framing for tip in rule_tips(gather(session=session, attempt_id=attempt_id))]
+    assert shown["status"] == "passed" and [tip["framing"] for tip in shown["tips"]] == expected != []
 
 
 def test_changes_is_empty_when_nothing_changed() -> None:

@@ -7,6 +7,7 @@ import os
 import secrets
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -143,3 +144,17 @@ class BenchServer(DojoProcess):
         if email is not None:
             client.sign_in_api(email, PASSWORD)
         return client
+
+
+def wait_for_validations(database: Path, *, timeout: float = 3600.0) -> float:
+    """Seconds until no validation job of the server's SQLite database is unfinished (the background
+    mutation matrix of a fresh install)."""
+    started = time.monotonic()
+    while time.monotonic() - started < timeout:
+        with contextlib.closing(sqlite3.connect(database, timeout=30)) as db:
+            (unfinished,) = db.execute("SELECT count(*) FROM scenario_jobs WHERE status IN "
+                                       "('queued', 'running', 'closing')").fetchone()
+        if not unfinished:
+            return time.monotonic() - started
+        time.sleep(1.0)
+    raise RuntimeError(f"validations still running after {timeout:.0f} s")

@@ -194,6 +194,8 @@ def test_a_queued_grading_goes_before_queued_matrix_runs_on_the_local_pool(
         attempt = session.get(Attempt, attempt_id)
         finished = session.scalars(select(JobTask.finished_at).where(JobTask.id.in_(matrix))).all()
     assert attempt.status == "passed"
+    # Graded before the matrix, then again once it was stored: its bug verdicts are the matrix's.
+    assert attempt.result["provisional"] is False and all(b["fixed"] for b in attempt.result["bugs"])
     assert all(at is not None for at in finished)
     # At most the run already in progress when the submission came finished before its grading started.
     assert sum(at < attempt.started_at for at in finished) <= 1, (attempt.started_at, finished)

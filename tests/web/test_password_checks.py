@@ -54,6 +54,11 @@ def _accept(client: TestClient, token: str, password: str) -> Response:
                                                  "csrf_token": form_token}, follow_redirects=False)
 
 
+def _sign_up(visitor: TestClient, email: str, password: str) -> Response:
+    return visitor.post("/sign-up", data={"csrf_token": page_csrf(visitor, "/sign-up"), "email": email,
+                                          "password": password, "password_confirm": password})
+
+
 def _hash_of(db: Session, user: User) -> str | None:
     db.expire_all()
     return db.scalar(select(User.password_hash).where(User.id == user.id))
@@ -130,10 +135,8 @@ def test_sign_up_failures_for_one_email_are_throttled_per_account(
     _set_sign_up(web_app, admin, True)
     _low_limits(web_app, login_attempts_per_account=2)
     visitor = TestClient(web_app, client=("198.51.100.16", 5000))
-    token = page_csrf(visitor, "/sign-up")
     email = unique_email("newbie")
-    codes = [visitor.post("/sign-up", data={"csrf_token": token, "email": email, "password": weak,
-                                            "password_confirm": weak}).status_code for weak in WEAK]
+    codes = [_sign_up(visitor, email, weak).status_code for weak in WEAK]
     assert codes == [422, 422, 429], codes
     _set_sign_up(web_app, admin, False)
 
@@ -147,10 +150,8 @@ def test_sign_up_refuses_a_guessable_password_and_says_why(
 ) -> None:
     admin = make_account("admin")
     _set_sign_up(web_app, admin, True)
-    visitor = TestClient(web_app)
     email = unique_email("newbie")
-    response = visitor.post("/sign-up", data={"csrf_token": page_csrf(visitor, "/sign-up"), "email": email,
-                                              "password": weak, "password_confirm": weak})
+    response = _sign_up(TestClient(web_app), email, weak)
     assert response.status_code == 422
     assert "too easy to guess" in response.text and "three or four unrelated words" in response.text
     assert db.scalar(select(func.count()).select_from(User).where(User.email == email)) == 0

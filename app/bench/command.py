@@ -10,7 +10,11 @@
   many candidates, web_rps / web_p95_ms 20 clients requesting the signed-in dashboard and
   GET /api/attempts/{id} without pause, once the machine is quiet after the batch (details.web: by
   path, each path's median when requested one at a time, the wait for quiet, and python_loop_ms:
-  a fixed Python loop timed just before and after the load, which tells a slow host from slow code).
+  a fixed Python loop timed just before and after the load, which tells a slow host from slow code),
+  watchers_p95_ms the p95 of a few other clients' requests (dashboard, GET /api/attempts/{id}) while 300
+  pages poll their gradings' Results panels as the workspace script does (details.watchers: the same
+  with the page's earlier polling, every 400 ms and with backoff alone; see app/bench/watchers.py).
+  `dojo bench --only watchers` measures that figure alone (app/bench/watch_only.py).
 The machine's load average is recorded before and after: other work on the machine adds time.
 """
 
@@ -27,6 +31,7 @@ from typing import Any
 
 from app.bench import harness_times, pipeline, server
 from app.bench.quiet import python_loop_ms, wait_until_quiet
+from app.bench.watchers import WatchOptions, watchers_figure
 from app.bench.web_load import one_at_a_time, web_load
 
 EMAIL = "bench-candidate@example.com"
@@ -43,6 +48,12 @@ class BenchOptions:
     web_clients: int = 20
     web_seconds: float = 15.0
     data_dir: Path | None = None  # reuse a data directory: its first start (and reference computation) is done
+    watchers: int = 300  # pages watching gradings at once
+    watch_seconds: float = 30.0  # the measured window of each polling mode
+
+    @property
+    def watch(self) -> WatchOptions:
+        return WatchOptions(watchers=self.watchers, seconds=self.watch_seconds)
 
 
 def _load() -> list[float]:
@@ -99,6 +110,9 @@ def run_bench(options: BenchOptions, *, say: Callable[[str], None]) -> dict[str,
         loop_after_ms = python_loop_ms()
         single = one_at_a_time(host=server.HOST, port=serve.port, cookies=page.cookies, token=client.token or "",
                                paths=web_paths)
+        watching = watchers_figure(port=serve.port, env=env, scenario=options.scenario, slug=options.scenario,
+                                   files=files, cookies=page.cookies, token=client.token or "", other_paths=web_paths,
+                                   options=options.watch, say=say)  # fmt: skip
         client.close()
         page.close()
     finally:
@@ -117,6 +131,7 @@ def run_bench(options: BenchOptions, *, say: Callable[[str], None]) -> dict[str,
         "throughput_per_min": round(batch.per_minute, 2),
         "web_rps": round(web.rps, 1),
         "web_p95_ms": round(web.p95_ms(), 1),
+        "watchers_p95_ms": watching["watchers_p95_ms"],
         "pipeline_p50_over_bare": round(p50 / bare, 3),
         "cold_first_over_pipeline_p50": round(cold.seconds / p50, 3),
     }
@@ -132,7 +147,7 @@ def run_bench(options: BenchOptions, *, say: Callable[[str], None]) -> dict[str,
              "one_at_a_time_median_ms": {label: round(ms, 2) for label, ms in single.items()}},
         warm_standby_jobs=log_text.count("job ran in a warm standby sandbox"),
         cold_sandbox_jobs=log_text.count("running the job in a cold sandbox"),
-        load_after=_load(), work_dir=str(work), data_dir=str(data),
+        watchers=watching["details"], load_after=_load(), work_dir=str(work), data_dir=str(data),
     )  # fmt: skip
     return {**figures, "details": details, "measured_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
 
@@ -158,20 +173,29 @@ def _rounded(values: list[float]) -> list[float]:
     return [round(v, 3) for v in values]
 
 
-def bench_command(*, as_json: bool, options: BenchOptions) -> int:
-    """Run the benchmark and print the figures (JSON with --json); progress goes to stderr."""
+def bench_command(*, as_json: bool, options: BenchOptions, only: str | None = None) -> int:
+    """Run the benchmark (or, with only="watchers", that figure alone) and print the figures (JSON with
+    --json); progress goes to stderr."""
     import sys
 
     def say(line: str) -> None:
         sys.stderr.write(f"bench: {line}\n")
         sys.stderr.flush()
 
-    figures = run_bench(options, say=say)
+    if only == "watchers":
+        from app.bench.watch_only import run_watchers_only
+
+        figures = run_watchers_only(options.watch, scenario=options.scenario, data_dir=options.data_dir, say=say)
+    else:
+        figures = run_bench(options, say=say)
     if as_json:
         sys.stdout.write(json.dumps(figures, indent=2) + "\n")
         return 0
     lines = [f"{key:30s} {value}" for key, value in figures.items() if key != "details"]
     details = figures["details"]
+    for mode, seen in (details["modes"] if "modes" in details else details["watchers"]["modes"]).items():
+        lines.append(f"{'  other p95 ms, ' + mode:30s} {seen['other_p95_ms']} ({seen['polls_per_s']} polls/s, "
+                     f"{seen['not_modified']} 304s)")
     lines.append(f"{'load average before / after':30s} {details['load_before']} / {details['load_after']}")
     sys.stdout.write("\n".join(lines) + "\n")
     return 0

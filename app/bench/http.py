@@ -41,8 +41,8 @@ class Client:
         self._conn = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
 
     def request(self, method: str, path: str, *, body: bytes | None = None, content_type: str | None = None,
-                expect: tuple[int, ...] = (200,)) -> Response:  # fmt: skip
-        headers = {"Host": f"{self.host}:{self.port}", "Accept": "*/*"}
+                expect: tuple[int, ...] = (200,), extra: dict[str, str] | None = None) -> Response:  # fmt: skip
+        headers = {"Host": f"{self.host}:{self.port}", "Accept": "*/*", **(extra or {})}
         if self.token:
             headers["Authorization"] = f"Bearer {self.token}"
         if self.cookies:
@@ -70,8 +70,8 @@ class Client:
             raise BenchHTTPError(f"{method} {path}: HTTP {raw.status}: {data[:300]!r}")
         return response
 
-    def get(self, path: str, *, expect: tuple[int, ...] = (200,)) -> Response:
-        return self.request("GET", path, expect=expect)
+    def get(self, path: str, *, expect: tuple[int, ...] = (200,), extra: dict[str, str] | None = None) -> Response:
+        return self.request("GET", path, expect=expect, extra=extra)
 
     def post_json(self, path: str, payload: Any, *, expect: tuple[int, ...] = (200,)) -> Response:
         return self.request("POST", path, body=json.dumps(payload).encode(), content_type="application/json",

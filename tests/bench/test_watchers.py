@@ -1,0 +1,87 @@
+"""The benchmark's watching page polls the real app as workspace-panels.js does: conditional requests answered
+304 while nothing changes, a full panel when the grading moves on, and no more polls once the panel says so."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import uvicorn
+from app_on_engine import app_with_candidate
+from sqlalchemy import Engine, update
+from sqlalchemy.orm import sessionmaker
+
+from app.attempts.models import Attempt
+from app.bench import watchers
+from app.coaching.models import CoachingTip
+from app.core.db import make_engine, utcnow
+from app.scenarios.service import slug_of, sync_builtin_scenarios
+from app.users.service import get_by_email
+
+EMAIL = "watcher@example.com"
+
+
+@pytest.fixture
+def engine(tmp_path: Path) -> Iterator[Engine]:
+    engine = make_engine(f"sqlite:///{tmp_path / 'watch.sqlite3'}")
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture
+def served(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[int, str]]:
+    """The app on a real port (uvicorn in a thread) and the candidate's bearer token."""
+    app, token = app_with_candidate(engine, monkeypatch, email=EMAIL)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="off"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.02)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    yield port, token
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+def test_a_watching_page_gets_304s_then_the_new_step_then_stops(engine: Engine, served: tuple[int, str]) -> None:
+    port, token = served
+    factory = sessionmaker(bind=engine)
+    with factory() as session:
+        version = next(v for v in sync_builtin_scenarios(session=session)
+                       if slug_of(session=session, version=v) == "leaky-mask")
+        user = get_by_email(session=session, email=EMAIL)
+        attempt = Attempt(user_id=user.id, scenario_version_id=version.id, kind="submit", status="running",
+                          files={}, progress={"stage": "training", "k": 10, "n": 200})
+        session.add(attempt)
+        session.commit()
+        attempt_id = attempt.id
+
+    def grading_moves_on() -> None:
+        time.sleep(1.5)  # a few unchanged polls first
+        with factory() as session:
+            session.execute(update(Attempt).where(Attempt.id == attempt_id).values(
+                progress={"stage": "training", "k": 20, "n": 200}))
+            session.commit()
+        time.sleep(1.5)
+        with factory() as session:
+            session.execute(update(Attempt).where(Attempt.id == attempt_id).values(
+                status="passed", progress=None, finished_at=utcnow()))
+            session.add(CoachingTip(attempt_id=attempt_id, source="rules", component=None, framing="F.",
+                                    pro_tip="P.", steps=["a", "b", "c"]))
+            session.commit()
+
+    mover = threading.Thread(target=grading_moves_on)
+    tally = watchers._Tally()
+    start = time.monotonic()
+    mover.start()
+    asyncio.run(watchers._watch(port, token, f"/challenges/leaky-mask/attempts/{attempt_id}/panel", "conditional",
+                                (start, start + 60), tally))
+    mover.join()
+    # It stopped by itself, not at the window's end: the finished panel with its tips says data-poll="no".
+    assert tally.finished == 1 and tally.polling == 0 and tally.errors == 0
+    assert tally.not_modified >= 2  # the unchanged polls were 304s
+    assert tally.polls - tally.not_modified >= 3  # the first panel, the new step, the verdict

@@ -90,8 +90,26 @@ def _grade_attempt(attempt_id: int, *, worker_prefix: str, grader: Grader | None
         log.warning("attempt %s: claim lost to another worker; result discarded", attempt_id)
         return "lost"
     write_coaching(attempt_id)
+    if (outcome.result or {}).get("provisional"):
+        _regrade_if_matrix_stored(version_id)
     log.info("attempt %s: %s", attempt_id, outcome.status)
     return "graded"
+
+
+def _regrade_if_matrix_stored(version_id: int) -> None:
+    """A grading against the solution's measurements alone that ended after the version's matrix was
+    stored missed the rejudge queued then: queue one (app.scenarios.rejudge.regrade_provisional)."""
+    from app.scenarios import rejudge
+    from app.scenarios.reference import stored_report_is_complete
+
+    try:
+        with new_session() as session:
+            version = session.get(ScenarioVersion, version_id)
+            if version is not None and stored_report_is_complete(version.reference, version.content_hash):
+                rejudge.regrade_provisional(session=session, version_id=version_id)
+                session.commit()
+    except Exception:  # the verdict is stored; its bug verdicts wait for the next validation instead
+        log.exception("version %s: could not queue the regrading of provisional attempts", version_id)
 
 
 def _store(claim: claims.Claim, outcome: GradeOutcome, *, patience_seconds: float) -> bool:

@@ -47,6 +47,11 @@ def has_reference(stored: dict[str, Any] | None, content_hash: str) -> bool:
         and stored.get("reference") is not None
 
 
+def stored_report_is_complete(stored: dict[str, Any] | None, content_hash: str) -> bool:
+    """Whether the stored report is current and has the bug x test matrix (not only the reference)."""
+    return stored is not None and has_reference(stored, content_hash) and stored.get("complete", True) is True
+
+
 def validation_view(report: ValidationReport) -> dict[str, Any]:
     """What the `validation` column keeps: the whole report except the (large) measurements."""
     data = report.to_dict()

@@ -260,3 +260,50 @@ def test_a_queued_grading_goes_before_queued_matrix_runs_on_a_celery_worker(tmp_
         broker = redis.Redis.from_url(CELERY_REDIS_URL)
         broker.delete(*broker.keys(f"{queue}*"))
         broker.close()
+
+
+@pytest.mark.parametrize("backend", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def test_web_processes_starting_together_queue_one_validation_per_version(
+    backend: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    from app.core.migrate import upgrade_to_head
+
+    if backend == "sqlite":
+        engine = make_engine(f"sqlite:///{tmp_path / 'dojo.sqlite3'}")
+        upgrade_to_head(engine)
+    else:
+        engine = request.getfixturevalue("postgres_engine")
+    package = tiny_package().to_dict() | {"slug": f"tiny-start-{uuid.uuid4().hex[:8]}"}
+    with Session(engine) as session:
+        scenario = Scenario(slug=package["slug"], title="t")
+        session.add(scenario)
+        session.flush()
+        version = ScenarioVersion(scenario_id=scenario.id, version=1, title="t", difficulty="easy", content=package,
+                                  content_hash=ScenarioPackage.from_dict(package).content_hash, status="published")
+        session.add(version)
+        session.commit()
+        version_id = version.id
+
+    together = threading.Barrier(4)
+    queued: list[int] = []
+
+    def start_up() -> None:  # what each process's on_start does, all at the same moment
+        with Session(engine, expire_on_commit=False) as session:
+            versions = [session.get(ScenarioVersion, version_id)]
+            together.wait(timeout=30)
+            queued.append(validation.validate_missing_references(session=session, versions=versions))
+            session.commit()
+
+    threads = [threading.Thread(target=start_up) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    with Session(engine) as session:
+        jobs = session.scalars(select(ScenarioJob).where(ScenarioJob.scenario_version_id == version_id)).all()
+        assert sorted(queued) == [0, 0, 0, 1]
+        assert [(job.kind, job.status) for job in jobs] == [("validate", "queued")]
+        session.query(ScenarioJob).filter_by(scenario_version_id=version_id).delete()
+        session.commit()
+    if backend == "sqlite":
+        engine.dispose()

@@ -231,14 +231,15 @@ def test_a_queued_grading_goes_before_queued_matrix_runs_on_a_celery_worker(tmp_
         session.commit()
         attempt_id = attempt.id
 
-    # Everything is queued before the worker starts, as the web process sends it: the reference run and
-    # the grading on the main queue, the matrix on the background one (sent first).
+    # Everything is queued before the worker starts, as the web process sends it: the matrix on the
+    # background queue (sent first), the grading then the reference run on the main one. The grading
+    # comes before its reference: it waits, and the worker that stores the reference sends it again.
     sender = Celery("test-sender", broker=CELERY_REDIS_URL)
     matrix = sorted(task_id for name, task_id in tasks.items() if name != "solution")
     for task_id in matrix:
         sender.send_task(JOB_TASK_NAME, args=[task_id], queue=f"{queue}-background")
-    sender.send_task(JOB_TASK_NAME, args=[tasks["solution"]], queue=queue)
     sender.send_task(TASK_NAME, args=[attempt_id], queue=queue)
+    sender.send_task(JOB_TASK_NAME, args=[tasks["solution"]], queue=queue)
     log = tmp_path / "worker.log"
     worker = start_dojo(["worker", "--concurrency", "1"], env=env, log=log)
     try:
@@ -252,6 +253,8 @@ def test_a_queued_grading_goes_before_queued_matrix_runs_on_a_celery_worker(tmp_
             graded = session.get(Attempt, attempt_id)
             finished = session.scalars(select(JobTask.finished_at).where(JobTask.id.in_(matrix))).all()
         assert graded.status == "passed", log.read_text()[-3000:]
+        assert f"attempt {attempt_id}: waits in the queue for its version's reference run" in log.read_text()
+        assert graded.tries == 1  # waiting is not a try
         assert all(at is not None and at > graded.started_at for at in finished), (graded.started_at, finished)
     finally:
         kill_group(worker, sig=signal.SIGTERM)

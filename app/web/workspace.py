@@ -7,10 +7,12 @@ blocks of templates/workspace/page.html rendered alone for htmx.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 from starlette.responses import Response
 
@@ -62,6 +64,34 @@ def latest(attempts: list[Attempt], *kinds: str) -> Attempt | None:
     return next((a for a in attempts if a.kind in kinds), None)
 
 
+# The attempts each panel shows: Results shows runs and submits, the scratch console scratch runs.
+PANEL_KINDS = {"results": (AttemptKind.run.value, AttemptKind.submit.value), "console": (AttemptKind.scratch.value,)}
+
+
+@dataclass(frozen=True)
+class NewestAttempt:
+    """The newest attempt of one panel's kinds in a workspace: a tab that knows only older ones says so."""
+
+    id: int
+    kind: str
+
+
+def newest_attempt(session: Session, ws: Workspace, panel: str) -> NewestAttempt | None:
+    """One indexed row (id and kind only): each poll of a panel carries it."""
+    scope = Attempt.interview_id.is_(None) if ws.interview is None else Attempt.interview_id == ws.interview_id
+    row = session.execute(
+        select(Attempt.id, Attempt.kind).where(
+            Attempt.user_id == ws.user.id, Attempt.scenario_version_id == ws.version.id, scope,
+            Attempt.kind.in_(PANEL_KINDS[panel]))
+        .order_by(Attempt.id.desc()).limit(1)).first()
+    return NewestAttempt(id=row.id, kind=row.kind) if row else None
+
+
+def newest_in(attempts: list[Attempt], panel: str) -> NewestAttempt | None:
+    found = latest(attempts, *PANEL_KINDS[panel])
+    return NewestAttempt(id=found.id, kind=found.kind) if found else None
+
+
 def page_context(request: Request, session: Session, ws: Workspace, *, attempt_id: int | None = None,
                  active_file: str | None = None, notice: str | None = None) -> dict[str, Any]:
     """Everything the workspace page shows (also the base for each fragment)."""
@@ -85,6 +115,8 @@ def page_context(request: Request, session: Session, ws: Workspace, *, attempt_i
         "questions": ws.package.questions,
         "results": view_of(session, shown, ws),
         "console": view_of(session, scratch, ws),
+        "newest_results": newest_in(attempts, "results"),
+        "newest_console": newest_in(attempts, "console"),
         "attempts": attempts,
         "hint_offer": hints.next_offer(session=session, ws=ws),
         "hints_shown": hints.shown_hints(session=session, ws=ws),
@@ -126,8 +158,8 @@ def interview_workspace(request: Request, interview_id: RowIdPath, user: Current
 @router.get("/challenges/{slug}/attempts/{attempt_id}/panel", name="attempt_panel")
 async def attempt_panel(request: Request, slug: str, attempt_id: RowIdPath, user: CurrentUser, session: SessionDep,
                         interview: InterviewQuery = None) -> Response:
-    """The Results (or console) fragment of one attempt; htmx polls it while the attempt waits or runs
-    (a read: on SQLite it makes no trip to a worker thread, see run_read)."""
+    """The Results (or console) fragment of one attempt; the page's script polls it while the attempt waits or
+    runs, or while its tips are still coming (a read: on SQLite it makes no trip to a worker thread, see run_read)."""
     return await run_read(session, _panel, request, slug, attempt_id, user, session, interview)
 
 
@@ -151,7 +183,8 @@ def render_panel(request: Request, session: Session, ws: Workspace, attempt: Att
     block = "console" if attempt.kind == AttemptKind.scratch.value else "results"
     view = view_of(session, attempt, ws)
     context: dict[str, Any] = {"ws": ws, "query": {"interview": ws.interview_id} if ws.interview else {},
-                               block: view, "scratch_file": SCRATCH_FILE}
+                               block: view, f"newest_{block}": newest_attempt(session, ws, block),
+                               "scratch_file": SCRATCH_FILE}
     if refresh_history is None:
         refresh_history = view is not None and not view.in_flight
     if refresh_history:

@@ -1,16 +1,17 @@
-// Show why an htmx request failed (htmx leaves the page unchanged on 4xx/5xx other than 422).
-document.addEventListener("htmx:responseError", function (event) {
+// Show why a request failed (htmx leaves the page unchanged on 4xx/5xx other than 422). Page scripts that
+// send their own requests call it too; status 0 means the request did not reach the server.
+window.dojoShowRequestError = function (status, contentType, text) {
   var box = document.getElementById("request-error");
   if (!box) return;
-  var xhr = event.detail.xhr;
-  var message = "The request failed (" + xhr.status + "). Reload the page and try again.";
-  var type = xhr.getResponseHeader("content-type") || "";
+  var message = status ? "The request failed (" + status + "). Reload the page and try again."
+    : "The request did not reach the server. Check the connection and try again.";
+  var type = contentType || "";
   try {
     if (type.indexOf("application/json") === 0) {
-      var detail = JSON.parse(xhr.responseText).detail;
+      var detail = JSON.parse(text).detail;
       if (typeof detail === "string") message = detail;
     } else if (type.indexOf("text/html") === 0) {
-      var doc = new DOMParser().parseFromString(xhr.responseText, "text/html");
+      var doc = new DOMParser().parseFromString(text, "text/html");
       var alert = doc.querySelector("main [role=alert]:not(#request-error)");
       if (alert && alert.textContent.trim()) message = alert.textContent.trim();
     }
@@ -20,6 +21,11 @@ document.addEventListener("htmx:responseError", function (event) {
   box.textContent = message;
   box.hidden = false;
   box.focus();
+};
+
+document.addEventListener("htmx:responseError", function (event) {
+  var xhr = event.detail.xhr;
+  window.dojoShowRequestError(xhr.status, xhr.getResponseHeader("content-type"), xhr.responseText);
 });
 
 document.addEventListener("htmx:beforeRequest", function () {

@@ -1,5 +1,6 @@
 // The candidate workspace: file tabs, the code editor, autosave with a revision check, keyboard
-// shortcuts, the countdown, Results announcements and editor events. Everything here enhances a
+// shortcuts, Run/Submit/scratch through the panels' request queues (workspace-panels.js), the IDE layout's
+// panes, the countdown, Results announcements and editor events. Everything here enhances a
 // page that already works as plain forms; data comes from data-* attributes (no inline script).
 (function () {
   "use strict";
@@ -18,6 +19,16 @@
   var behind = false;
   var AUTOSAVE_DELAY_MS = 800;
   var LARGE_PASTE = 200;
+
+  // ---- The IDE layout (80rem and wider): panes scroll on their own, so each takes focus for keyboard scrolling ----
+  var ide = window.matchMedia("(min-width: 80rem)");
+  function applyLayout() {
+    root.querySelectorAll(".ws-side, .ws-pane").forEach(function (pane) {
+      if (ide.matches) pane.tabIndex = 0;
+      else pane.removeAttribute("tabindex");
+    });
+    Object.keys(editors).forEach(function (name) { if (editors[name].view) editors[name].view.requestMeasure(); });
+  }
 
   // ---- Tabs (WAI-ARIA tabs with roving tabindex; without script each tab is a submit button) ----
   var tabs = Array.prototype.slice.call(root.querySelectorAll("[role=tab]"));
@@ -133,6 +144,8 @@
       theme = theme === "dark" ? "light" : "dark";
       localStorage.setItem("dojo-editor-theme", theme);
       applyTheme();
+  applyLayout();
+  ide.addEventListener("change", applyLayout);
     });
   }
   applyTheme();
@@ -289,30 +302,82 @@
     if (button && !button.disabled) button.click();
   }
 
-  // Before htmx posts the form, the editors' text is already mirrored into the textareas; after it,
-  // the server has saved that text as the newest revision.
+  // ---- The Results panel and the scratch console: each has one request queue (workspace-panels.js) ----
   var notice = document.getElementById("workspace-notice");
-  document.body.addEventListener("htmx:configRequest", function (event) {
-    var elt = event.detail.elt;
-    if (elt && (elt.id === "run-button" || elt.id === "submit-button" || elt.id === "scratch-button")) {
-      notice.textContent = ""; // an earlier refusal no longer applies
-      Object.keys(editors).forEach(function (name) {
-        event.detail.parameters["file:" + name] = editors[name].get();
+  var requestError = document.getElementById("request-error");
+  var attemptsChannel = window.BroadcastChannel
+    ? new BroadcastChannel("dojo-attempts:" + root.dataset.slug + ":" + root.dataset.scope) : null;
+
+  function panelOptions(name) {
+    return {
+      name: name, bodyId: name + "-body", noticeId: name + "-newer", csrf: csrf, channel: attemptsChannel,
+      onError: window.dojoShowRequestError || function () {},
+      onResponse: function (response) {
+        // After Run, Submit or Run scratch the posted text is the draft's newest revision; go on from it.
+        var newRevision = response.headers.get("X-Draft-Revision");
+        if (newRevision) {
+          revision = parseInt(newRevision, 10);
+          setStatus("Saved as revision " + revision);
+          if (channel) channel.postMessage({ revision: revision });
+        }
+      },
+    };
+  }
+  var panels = window.DojoPanel
+    ? { results: new window.DojoPanel(panelOptions("results")), console: new window.DojoPanel(panelOptions("console")) }
+    : null;
+
+  function beforeAction() {
+    notice.textContent = "";  // an earlier refusal no longer applies
+    if (requestError) requestError.hidden = true;
+  }
+
+  if (panels) {
+    // Run, Submit, Run scratch: the editors' text (and the notes) as the form posts them, through the queue.
+    root.querySelectorAll("button[data-panel]").forEach(function (button) {
+      button.addEventListener("click", function (event) {
+        event.preventDefault();
+        if (button.disabled) return;
+        beforeAction();
+        var data = new FormData(form);
+        data.set("kind", button.value);
+        Object.keys(editors).forEach(function (name) { data.set("file:" + name, editors[name].get()); });
+        clearTimeout(saveTimer);  // the attempt saves this text as the draft
+        dirtyFiles = {};
+        dirtyNotes = {};
+        panels[button.dataset.panel].act({ url: form.action, method: "POST", body: data, button: button, starts: true });
       });
-      clearTimeout(saveTimer);
-      dirtyFiles = {};
-      dirtyNotes = {};
+    });
+    // Cancel inside a panel, and History's Results links (shown in the panel in place).
+    root.addEventListener("submit", function (event) {
+      var cancel = event.target.closest("form[data-panel-action]");
+      var owner = cancel && (cancel.closest("#results-body") ? panels.results : cancel.closest("#console-body") ? panels.console : null);
+      if (!owner) return;
+      event.preventDefault();
+      beforeAction();
+      owner.act({ url: cancel.action, method: "POST", body: new FormData(cancel),
+                  button: cancel.querySelector("button"), starts: false });
+    });
+    root.addEventListener("click", function (event) {
+      var show = event.target.closest ? event.target.closest("a[data-panel-url]") : null;
+      if (!show || event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) return;
+      event.preventDefault();
+      beforeAction();
+      panels.results.act({ url: show.dataset.panelUrl, method: "GET", body: null, button: null, starts: false });
+      if (!ide.matches) document.getElementById("results").scrollIntoView({ block: "start" });
+    });
+    if (attemptsChannel) {
+      attemptsChannel.onmessage = function (event) {
+        panels.results.heard(event.data);
+        panels.console.heard(event.data);
+      };
     }
-  });
-  document.body.addEventListener("htmx:afterRequest", function (event) {
-    var xhr = event.detail.xhr;
-    var newRevision = xhr && xhr.getResponseHeader("X-Draft-Revision");
-    if (newRevision) {
-      revision = parseInt(newRevision, 10);
-      setStatus("Saved as revision " + revision);
-      if (channel) channel.postMessage({ revision: revision });
-    }
-  });
+    document.addEventListener("visibilitychange", function () {
+      if (!document.hidden) { panels.results.wake(); panels.console.wake(); }
+    });
+    panels.results.adopt();
+    panels.console.adopt();
+  }
 
   document.getElementById("save-button").addEventListener("click", function (event) {
     event.preventDefault();

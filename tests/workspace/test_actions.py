@@ -80,7 +80,7 @@ def test_run_without_script_saves_the_draft_queues_the_attempt_and_redirects_to_
     draft = _draft(db, me)
     assert draft.files["scratch.py"] == "print(1)" and draft.notes["find"] == "printed a batch"
     page = client.get(response.headers["location"]).text
-    assert "Waiting for a grader" in page and 'hx-trigger="every 400ms"' in page
+    assert "Waiting for a grader" in page and 'data-poll="yes"' in page
 
 
 def test_submit_from_htmx_answers_with_the_polling_panel_and_the_new_revision(
@@ -93,7 +93,7 @@ def test_submit_from_htmx_answers_with_the_polling_panel_and_the_new_revision(
                            headers=HTMX)
     assert response.status_code == 200
     assert response.headers["X-Draft-Revision"] == str(_draft(db, me).revision)
-    assert 'id="results-body"' in response.text and 'hx-trigger="every 400ms"' in response.text
+    assert 'id="results-body"' in response.text and 'data-poll="yes"' in response.text
 
 
 def test_a_second_submit_in_flight_gets_a_friendly_notice_and_loses_no_text(

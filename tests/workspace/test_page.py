@@ -77,7 +77,7 @@ def test_a_finished_attempt_shows_verdicts_charts_maps_and_tips_without_hidden_i
     assert panel.status_code == 200
     fragment = panel.text
     opening = fragment.strip().split(">")[0]
-    assert opening.startswith("<div id=\"results-body\"") and "hx-trigger" not in opening
+    assert opening.startswith("<div id=\"results-body\"") and 'data-poll="no"' in opening
     assert '<strong class="verdict-label">Failed</strong>' in fragment
     assert 'role="img" aria-label="Loss curves"' in fragment
     assert 'aria-label="Influence map of your trained model"' in fragment
@@ -142,7 +142,7 @@ def test_an_attempt_in_flight_polls_and_shows_its_place_and_stage(
     db.commit()
     client = signed_in(web_app, me)
     waiting = client.get(f"{PAGE}/attempts/{queued.id}/panel", headers=HTMX).text
-    assert 'hx-trigger="every 400ms"' in waiting and "Waiting for a grader" in waiting
+    assert 'data-poll="yes"' in waiting and "Waiting for a grader" in waiting
     assert "Cancel this run" in waiting
     busy = client.get(f"{PAGE}/attempts/{running.id}/panel", headers=HTMX).text
     assert "Tiny training run: step 75 of 200" in busy and '<progress max="200" value="75"' in busy
@@ -195,11 +195,11 @@ def test_a_just_finished_attempt_keeps_polling_until_its_tips_arrive(
     db.commit()
     client = signed_in(web_app, me)
     first = client.get(f"{PAGE}/attempts/{fresh.id}/panel", headers=HTMX).text.strip().split(">")[0]
-    assert 'hx-trigger="every 400ms"' in first
+    assert 'data-poll="yes"' in first
     db.add(CoachingTip(attempt_id=fresh.id, source="rules", component=None, framing="F.", pro_tip="P.",
                        steps=["a", "b", "c"]))
     db.commit()
     with_tips = client.get(f"{PAGE}/attempts/{fresh.id}/panel", headers=HTMX).text.strip().split(">")[0]
-    assert "hx-trigger" not in with_tips
+    assert 'data-poll="no"' in with_tips
     stale = client.get(f"{PAGE}/attempts/{old.id}/panel", headers=HTMX).text.strip().split(">")[0]
-    assert "hx-trigger" not in stale
+    assert 'data-poll="no"' in stale

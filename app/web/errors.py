@@ -13,13 +13,16 @@ from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
-from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
+from sqlalchemy import inspect
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError, SQLAlchemyError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
 from app.auth.csrf import is_api_path
 from app.auth.deps import SignInRequired
+from app.core.db import new_session
 from app.core.errors import DojoError, InputOutOfRange, ServiceUnavailable
+from app.users.models import User
 from app.web.templating import is_htmx, render
 
 log = logging.getLogger(__name__)
@@ -35,8 +38,35 @@ OUT_OF_RANGE = "A number in the request is out of range."
 DEFAULT_MESSAGES = {404: "There is nothing at this address.", 405: "This address does not accept that kind of request."}
 
 
+# What the layout shows of the signed-in user (templates/base.html).
+LAYOUT_FIELDS = frozenset({"email", "role"})
+
+
+def _usable_layout_user(request: Request) -> None:
+    """Make the signed-in user safe for the layout before the error page renders.
+
+    A refusal raised after session.rollback() reaches this handler once the request's session has been
+    closed: the user it loaded is expired and detached, and reading `current_user.role` would fail (a
+    500 instead of the refusal). Such a user is read again in a short session of its own; if even that
+    fails, the page shows the signed-out layout and keeps its status.
+    """
+    user = getattr(request.state, "user", None)
+    if user is None:
+        return
+    state = inspect(user, raiseerr=False)
+    if state is None or state.session is not None or not (state.unloaded & LAYOUT_FIELDS) or state.identity is None:
+        return  # loaded, or still attached to an open session that can load it
+    try:
+        with new_session() as session:
+            request.state.user = session.get(User, state.identity[0])
+    except SQLAlchemyError:
+        log.warning("could not load the signed-in user for an error page", exc_info=True)
+        request.state.user = None
+
+
 def error_page(request: Request, status_code: int, message: str, headers: dict[str, str] | None = None) -> Response:
     """The HTML error page every page route shares."""
+    _usable_layout_user(request)
     response = render(
         request, "error.html",
         {"status_code": status_code, "title": TITLES.get(status_code, "Error"), "message": message},

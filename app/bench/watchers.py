@@ -11,9 +11,9 @@ a time), polling GET /challenges/{slug}/attempts/{id}/panel as static/js/workspa
 
 A page stops polling when its fragment says so (data-poll="no": the verdict and its tips are in).
 The watchers run in a child process on asyncio (one keep-alive connection each), so that their own
-Python work does not share a GIL with the clients being measured: a few "other" clients (threads)
-request GET /api/attempts/{id} and the signed-in dashboard with a short pause between requests, and
-their latencies are the figure. Watchers sign in with bearer tokens (issued in bulk, no password
+Python work does not share a GIL with the clients being measured: a few "other" clients (threads,
+app.bench.web_load) request GET /api/attempts/{id} and the signed-in dashboard with a short pause
+between requests, and their latencies are the figure. Watchers sign in with bearer tokens (issued in bulk, no password
 hashing): a page's cookie session costs the server the same one indexed read per request.
 """
 
@@ -26,13 +26,13 @@ import random
 import re
 import subprocess
 import sys
-import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from app.bench.http import BenchHTTPError, Client
 from app.bench.pipeline import FINISHED, percentile, submit
+from app.bench.web_load import web_load
 from app.core.paths import ROOT_DIR
 
 # The page as shipped first; the heavier earlier ways after it (each starts once the server has drained).
@@ -59,6 +59,7 @@ class ModeResult:
     other_p50_ms: float
     other_requests: int
     other_p95_ms_by_path: dict[str, float]
+    other_errors: int
     polls: int  # the watchers' requests in the measured window
     not_modified: int  # of which 304
     poll_errors: int
@@ -202,39 +203,6 @@ def _watchers_main(port: int, tokens: list[str], paths: list[str], mode: str, wi
 # ---- The other clients and one measured mode (parent process) ----
 
 
-def _other_clients(port: int, *, cookies: dict[str, str], token: str, paths: dict[str, str], count: int,
-                   pause: float, window: tuple[float, float]) -> dict[str, list[float]]:  # fmt: skip
-    """`count` threads requesting `paths` in turn with `pause` between requests; latencies (ms) in the window
-    by label (a label starting with "api" goes with the bearer token, the others with the cookies)."""
-    latencies: dict[str, list[float]] = {label: [] for label in paths}
-    lock = threading.Lock()
-
-    def run() -> None:
-        page, api = Client("127.0.0.1", port, cookies=dict(cookies)), Client("127.0.0.1", port, token=token)
-        mine: dict[str, list[float]] = {label: [] for label in paths}
-        time.sleep(random.uniform(0, pause))
-        try:
-            while time.monotonic() < window[1]:
-                for label, path in paths.items():
-                    response = (api if label.startswith("api") else page).get(path)
-                    if window[0] <= time.monotonic() <= window[1]:
-                        mine[label].append(response.seconds * 1000)
-                    time.sleep(pause)
-        finally:
-            page.close()
-            api.close()
-            with lock:
-                for label, values in mine.items():
-                    latencies[label].extend(values)
-
-    threads = [threading.Thread(target=run, daemon=True) for _ in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return latencies
-
-
 def measure_mode(mode: str, *, port: int, tokens: list[str], panel_paths: list[str], other_paths: dict[str, str],
                  cookies: dict[str, str], token: str, options: WatchOptions) -> ModeResult:  # fmt: skip
     """Watchers in `mode` for ramp + window seconds; the other clients' latencies in the window."""
@@ -247,16 +215,18 @@ def measure_mode(mode: str, *, port: int, tokens: list[str], panel_paths: list[s
         target=_watchers_main, args=(port, tokens, panel_paths, mode, window, send), daemon=True)
     child.start()
     send.close()
-    latencies = _other_clients(port, cookies=cookies, token=token, paths=other_paths, count=options.other_clients,
-                               pause=options.other_pause_seconds, window=window)  # fmt: skip
+    others = web_load(host="127.0.0.1", ports=[port], cookies=cookies, token=token, paths=other_paths,
+                      clients=options.other_clients, seconds=options.seconds, pause=options.other_pause_seconds,
+                      ramp=window[0] - time.monotonic())  # fmt: skip
+    latencies = others.latencies_ms
     load = [round(x, 2) for x in os.getloadavg()]
     tally = receive.recv() if receive.poll(120) else {"polls": 0, "not_modified": 0, "errors": -1, "polling": 0,
                                                       "finished": 0}
     child.join(timeout=30)
     every = [v for values in latencies.values() for v in values]
     return ModeResult(
-        mode=mode, other_p95_ms=round(percentile(every, 0.95), 1), other_p50_ms=round(percentile(every, 0.5), 1),
-        other_requests=len(every),
+        mode=mode, other_p95_ms=round(others.p95_ms(), 1), other_p50_ms=round(percentile(every, 0.5), 1),
+        other_requests=len(every), other_errors=others.errors,
         other_p95_ms_by_path={label: round(percentile(v, 0.95), 1) for label, v in latencies.items() if v},
         polls=tally["polls"], not_modified=tally["not_modified"], poll_errors=tally["errors"],
         polling_at_end=tally["polling"], finished=tally["finished"], load=load,
@@ -362,7 +332,8 @@ def watchers_figure(*, port: int, env: dict[str, str], scenario: str, slug: str,
             "other_clients": options.other_clients, "other_paths": list(other_paths), "cancelled_after": cancelled,
             "one_poll_median_ms": single,
             "modes": {r.mode: {"other_p95_ms": r.other_p95_ms, "other_p50_ms": r.other_p50_ms,
-                               "other_requests": r.other_requests, "other_p95_ms_by_path": r.other_p95_ms_by_path,
+                               "other_requests": r.other_requests, "other_errors": r.other_errors,
+                               "other_p95_ms_by_path": r.other_p95_ms_by_path,
                                "polls_per_s": round(r.polls / options.seconds, 1), "not_modified": r.not_modified,
                                "poll_errors": r.poll_errors, "polling_at_end": r.polling_at_end,
                                "finished": r.finished, "drain_wait_s": r.drain_wait_s,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import threading
 import time
 from dataclasses import dataclass, field
@@ -32,19 +33,20 @@ def _client_for(label: str, *, page: Client, api: Client) -> Client:
 
 
 def web_load(*, host: str, ports: list[int], cookies: dict[str, str], token: str, paths: dict[str, str],
-             clients: int = 20, seconds: float = 15.0) -> WebLoad:  # fmt: skip
-    """`clients` threads, each on its own keep-alive connection, request the paths in turn without pause.
+             clients: int = 20, seconds: float = 15.0, pause: float = 0.0, ramp: float = 0.0) -> WebLoad:  # fmt: skip
+    """`clients` threads, each on its own keep-alive connection, request the paths in turn without pause
+    (or `pause` seconds after each request; then the clients start at random moments within one pause).
 
     Client k talks to ports[k % len(ports)] (several web processes of one install, as a load balancer
     would spread the clients). paths maps a label to a path; a label starting with "api" is requested
     with the bearer token, the others with the session cookies. Every request is timed from send to
-    the last byte read.
+    the last byte read; with `ramp`, the requests of the first `ramp` seconds are not counted.
     """
     latencies: dict[str, list[float]] = {label: [] for label in paths}
     errors = [0]
     lock = threading.Lock()
     start = threading.Barrier(clients + 1)
-    stop_at = [0.0]
+    stop_at, count_from = [0.0], [0.0]
 
     def run(port: int) -> None:
         page = Client(host, port, cookies=dict(cookies))
@@ -52,6 +54,7 @@ def web_load(*, host: str, ports: list[int], cookies: dict[str, str], token: str
         mine: dict[str, list[float]] = {label: [] for label in paths}
         failed = 0
         start.wait()
+        time.sleep(random.uniform(0, pause))
         try:
             while time.monotonic() < stop_at[0]:
                 for label, path in paths.items():
@@ -61,7 +64,9 @@ def web_load(*, host: str, ports: list[int], cookies: dict[str, str], token: str
                     except Exception:
                         failed += 1
                         continue
-                    mine[label].append(response.seconds * 1000)
+                    if time.monotonic() >= count_from[0]:
+                        mine[label].append(response.seconds * 1000)
+                    time.sleep(pause)
         finally:
             page.close()
             api.close()
@@ -73,8 +78,9 @@ def web_load(*, host: str, ports: list[int], cookies: dict[str, str], token: str
     threads = [threading.Thread(target=run, args=(ports[k % len(ports)],), daemon=True) for k in range(clients)]
     for thread in threads:
         thread.start()
-    stop_at[0] = time.monotonic() + seconds
-    began = time.monotonic()
+    count_from[0] = time.monotonic() + ramp
+    stop_at[0] = count_from[0] + seconds
+    began = count_from[0]
     start.wait()
     for thread in threads:
         thread.join()

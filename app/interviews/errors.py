@@ -25,3 +25,14 @@ class InterviewClosed(InterviewError):
     """The interview can no longer change this way (revoked, or already over)."""
 
     status_code = 409
+
+
+class InvitePending(InterviewError):
+    """The candidate's interview whose invite they have not accepted: nothing in it starts until they do."""
+
+    status_code = 409
+
+    def __init__(self, interview_id: int) -> None:
+        super().__init__(f"Accept the invitation to interview {interview_id} first: the task, your drafts and "
+                         "the clock start only once you have accepted it.")
+        self.interview_id = interview_id

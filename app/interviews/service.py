@@ -61,13 +61,37 @@ def find_invite(*, session: Session, token: str) -> Interview:
     interview = session.scalar(select(Interview).where(Interview.invite_token_hash == token_digest(token)))
     if interview is None:
         raise InviteError("This invite link is not valid. Check that you copied the whole link.", 404)
+    _refuse_unusable(interview)
+    return interview
+
+
+def _refuse_unusable(interview: Interview) -> None:
+    """InviteError (410) when the invite was withdrawn, already used or has expired."""
     if interview.revoked_at is not None:
         raise InviteError("This interview was withdrawn by the interviewer.", 410)
     if interview.invite_used_at is not None:
         raise InviteError("This invite link has already been used. Sign in with the account you created.", 410)
     if as_utc(interview.invite_expires_at) <= utcnow():
         raise InviteError("This invite link has expired. Ask your interviewer for a new one.", 410)
+
+
+def own_pending_invite(*, session: Session, interview_id: int, user: User) -> Interview:
+    """The signed-in candidate's interview whose invite is still open to accept.
+
+    The interview names the account when its email already had one, so that account may accept it
+    without the link. Someone else's interview is 404 (ids reveal nothing); a withdrawn, used or
+    expired invite is 410, as for the link.
+    """
+    interview = session.get(Interview, interview_id)
+    if interview is None or interview.candidate_id != user.id or interview.candidate_email != user.email:
+        raise InviteError(f"Interview {interview_id} not found.", 404)
+    _refuse_unusable(interview)
     return interview
+
+
+def accept_own_invite(*, session: Session, interview: Interview) -> None:
+    """Mark the candidate's pending invite used (flushed, not committed); the clock starts on the first visit."""
+    _claim(session=session, interview=interview)
 
 
 def find_redeemed(*, session: Session, token: str) -> Interview:

@@ -22,6 +22,7 @@ from app.auth.csrf import is_api_path
 from app.auth.deps import SignInRequired
 from app.core.db import new_session
 from app.core.errors import DojoError, InputOutOfRange, ServiceUnavailable
+from app.interviews.errors import InvitePending
 from app.users.models import User
 from app.web.templating import is_htmx, render
 
@@ -111,6 +112,15 @@ async def _dojo_error(request: Request, exc: Exception) -> Response:
     return error_response(request, exc)
 
 
+async def _invite_pending(request: Request, exc: Exception) -> Response:
+    """Opening a pending invite's workspace leads to the page that asks to accept it; other requests are 409."""
+    assert isinstance(exc, InvitePending)
+    if request.method == "GET" and not is_api_path(request.url.path) and not is_htmx(request):
+        location = request.url_for("pending_invite_page", interview_id=exc.interview_id)
+        return RedirectResponse(str(location), status_code=303)
+    return error_response(request, exc)
+
+
 async def _database_error(request: Request, exc: Exception) -> Response:
     # Connection lost, server restarting, SQLite busy: the request can simply be tried again.
     log.warning("database unavailable on %s %s: %s", request.method, request.url.path, exc.__class__.__name__)
@@ -167,6 +177,7 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(SignInRequired, _sign_in_required)
     app.add_exception_handler(DojoError, _dojo_error)
+    app.add_exception_handler(InvitePending, _invite_pending)
     app.add_exception_handler(OverflowError, _out_of_range)
     for database_error in (OperationalError, InterfaceError):
         app.add_exception_handler(database_error, _database_error)

@@ -1,4 +1,8 @@
-"""Invite links: a candidate opens the link, sets a password (or signs in) and lands on the dashboard."""
+"""Invite links: a candidate opens the link, sets a password (or signs in) and lands on the dashboard.
+
+A candidate who already had an account is named on the interview from the start; opening its workspace
+before accepting leads to /invite/interviews/{id}, which asks them to accept it (no link needed).
+"""
 
 from __future__ import annotations
 
@@ -8,24 +12,30 @@ from fastapi import APIRouter, Form, Request
 from starlette.responses import RedirectResponse, Response
 
 from app.auth import sessions
-from app.auth.deps import OptionalUser, SessionDep
+from app.auth.deps import CurrentUser, OptionalUser, SessionDep
 from app.auth.login import password_guard
 from app.auth.rate_limit import LoginThrottled
 from app.interviews import service as interviews_service
+from app.interviews.models import Interview
 from app.scenarios.models import ScenarioVersion
 from app.web.errors import error_page
+from app.web.params import RowIdPath
 from app.web.templating import render
 
 router = APIRouter(prefix="/invite", tags=["pages"], include_in_schema=False)
 
 
+def _challenge_title(session: SessionDep, interview: Interview) -> str:
+    version = session.get(ScenarioVersion, interview.scenario_version_id)
+    return version.title if version else ""
+
+
 def _invite_context(request: Request, session: SessionDep, token: str, user: OptionalUser) -> dict[str, object]:
     interview = interviews_service.find_invite(session=session, token=token)
-    version = session.get(ScenarioVersion, interview.scenario_version_id)
     return {
-        "token": token,
+        "accept_url": request.url_for("accept_invite", token=token),
         "interview": interview,
-        "challenge_title": version.title if version else "",
+        "challenge_title": _challenge_title(session, interview),
         "needs_sign_in": user is None and interviews_service.invite_needs_sign_in(session=session, interview=interview),
         "sign_in_url": str(request.url_for("sign_in_page").include_query_params(
             next=request.app.url_path_for("invite_page", token=token))),
@@ -80,4 +90,32 @@ def accept_invite(
     session.commit()
     sessions.start_session(request, candidate)
     # Straight into the interview's workspace; its clock starts with that first visit.
-    return RedirectResponse(str(request.url_for("interview_workspace", interview_id=interview_id)), status_code=303)
+    return RedirectResponse(_workspace_url(request, interview_id), status_code=303)
+
+
+def _workspace_url(request: Request, interview_id: int) -> str:
+    return str(request.url_for("interview_workspace", interview_id=interview_id))
+
+
+@router.get("/interviews/{interview_id}", name="pending_invite_page")
+def pending_invite_page(request: Request, interview_id: RowIdPath, session: SessionDep, user: CurrentUser) -> Response:
+    """The signed-in candidate's invite, not accepted yet: what it is and a button to accept it."""
+    accepted = session.get(Interview, interview_id)
+    if accepted is not None and accepted.candidate_id == user.id and accepted.invite_used_at is not None \
+            and accepted.revoked_at is None:
+        return RedirectResponse(_workspace_url(request, interview_id), status_code=303)
+    interview = interviews_service.own_pending_invite(session=session, interview_id=interview_id, user=user)
+    return render(request, "invite.html", {
+        "accept_url": request.url_for("accept_pending_invite", interview_id=interview_id), "interview": interview,
+        "challenge_title": _challenge_title(session, interview), "needs_sign_in": False, "wrong_account": False,
+    })
+
+
+@router.post("/interviews/{interview_id}", name="accept_pending_invite")
+def accept_pending_invite(request: Request, interview_id: RowIdPath, session: SessionDep,
+                          user: CurrentUser) -> Response:
+    """Accept the invite as the signed-in candidate it names; the clock starts with the workspace's first visit."""
+    interview = interviews_service.own_pending_invite(session=session, interview_id=interview_id, user=user)
+    interviews_service.accept_own_invite(session=session, interview=interview)
+    session.commit()
+    return RedirectResponse(_workspace_url(request, interview_id), status_code=303)

@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 from app.attempts.package_info import PublicPackage, public_package
 from app.core.errors import DojoError
 from app.interviews import clock
+from app.interviews.errors import InvitePending
 from app.interviews.models import Interview
 from app.scenarios import service as scenarios_service
 from app.scenarios.models import ScenarioVersion
@@ -75,6 +76,7 @@ def open_workspace(*, session: Session, user: User, slug: str, interview_id: int
     """The workspace for a published challenge, or for the user's own interview on it.
 
     start_clock=True starts an interview's clock on the candidate's first visit (flushed, not committed).
+    An interview whose invite is still pending raises InvitePending: the invite is accepted first.
     """
     if interview_id is None:
         version = scenarios_service.get_published(session=session, slug=slug)
@@ -84,6 +86,8 @@ def open_workspace(*, session: Session, user: User, slug: str, interview_id: int
     interview = session.get(Interview, interview_id)
     if interview is None or interview.candidate_id != user.id:
         raise WorkspaceNotFound(f"Interview {interview_id} not found.")
+    if interview.invite_used_at is None:
+        raise InvitePending(interview.id)
     pinned = session.get(ScenarioVersion, interview.scenario_version_id)
     assert pinned is not None
     if scenarios_service.slug_of(session=session, version=pinned) != slug:

@@ -102,6 +102,10 @@ ROUTE_TABLE: dict[tuple[str, str], Expect] = {
     # Invites (an unknown token is 404 for everyone)
     ("GET", "/invite/{token}"): everyone(404, path="/invite/not-a-real-invite-token"),
     ("POST", "/invite/{token}"): everyone(404, path="/invite/not-a-real-invite-token"),
+    ("GET", "/invite/interviews/{interview_id}"): signed_in(404, anonymous=TO_SIGN_IN,
+                                                             path="/invite/interviews/999999999"),
+    ("POST", "/invite/interviews/{interview_id}"): signed_in(404, anonymous=TO_SIGN_IN,
+                                                              path="/invite/interviews/999999999"),
     # Auth API
     ("POST", "/api/auth/token"): everyone(422, json={}),
     ("DELETE", "/api/auth/token"): signed_in(400, anonymous=401),  # cookie sessions have no token to revoke

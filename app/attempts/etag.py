@@ -156,9 +156,10 @@ def api_etag(session: Session, *, user: User, attempt_id: int) -> str | None:
 
 
 def panel_etag(session: Session, *, user: User, slug: str, attempt_id: int, interview_id: int | None,
-               csrf: str) -> str | None:
+               form_key: str) -> str | None:
     """The validator of the workspace's Results (or console) fragment of one attempt, or None when the
-    attempt is not one of this workspace's (the full read answers 404)."""
+    attempt is not one of this workspace's (the full read answers 404). form_key: what the fragment's
+    form token is derived from (the session's nonce; see form_key_of)."""
     row = session.execute(_PANEL_STATE, {"attempt_id": attempt_id}).first()
     if row is None or not _in_workspace(row, user=user, slug=slug, interview_id=interview_id):
         return None
@@ -169,7 +170,14 @@ def panel_etag(session: Session, *, user: User, slug: str, attempt_id: int, inte
     # A finished attempt's fragment refreshes History and the hints with it (see render_panel).
     around = _refreshed_with_finished(session, row, user=user) if finished else ()
     return make_etag("panel", *_common_part(row, user), row.kind, row.queued_ahead, row.newest, awaiting_tips,
-                     csrf, *around)
+                     form_key, *around)
+
+
+def form_key_of(request: Request) -> str:
+    """The session's nonce, from which the CSRF token of the fragment's Cancel form is derived: a new
+    session means a new token. Read, never created: a 304 sets no cookie."""
+    nonce = request.session.get("nonce")
+    return nonce if isinstance(nonce, str) else ""
 
 
 def _in_workspace(row: Row[Any], *, user: User, slug: str, interview_id: int | None) -> bool:

@@ -16,9 +16,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 from starlette.responses import Response
 
-from app.attempts.etag import if_none_match, not_modified, panel_etag, with_validator
+from app.attempts.etag import form_key_of, if_none_match, not_modified, panel_etag, with_validator
 from app.attempts.models import Attempt, AttemptKind
-from app.auth.csrf import csrf_token
 from app.auth.deps import CurrentUser, SessionDep
 from app.core.db import as_utc, run_read
 from app.core.errors import DojoError
@@ -168,7 +167,7 @@ def _panel(request: Request, slug: str, attempt_id: int, user: User, session: Se
     """304 without rendering when the poll's If-None-Match still names what the panel shows. The ETag is
     worked out first: a grading step stored meanwhile makes the next poll fetch again, never miss it."""
     etag = panel_etag(session, user=user, slug=slug, attempt_id=attempt_id, interview_id=interview,
-                      csrf=csrf_token(request))
+                      form_key=form_key_of(request))
     if etag is not None and if_none_match(request, etag):
         return not_modified(etag)
     ws = workspace_for(session, user, slug, interview)

@@ -7,27 +7,37 @@ import uuid
 
 from dispatch.tiny_scenario import tiny_package
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
-from app.core.db import new_session
+from app.core.db import new_session, utcnow
 from app.engine.package import ScenarioPackage
 from app.scenarios.job_models import JobTask, ScenarioJob
 from app.scenarios.models import Scenario, ScenarioVersion
 
 
-def tiny_draft(*, mutate=None) -> int:
-    """A new scenario whose version 1 is a draft of the tiny package (optionally changed); returns its id."""
+def add_tiny_version(session: Session, *, status: str = "draft", slug: str | None = None,
+                     mutate=None) -> ScenarioVersion:
+    """Version 1 of a new scenario holding the tiny package (optionally changed), flushed."""
     data = tiny_package().to_dict()
-    data["slug"] = f"tiny-{uuid.uuid4().hex[:8]}"
+    data["slug"] = slug or f"tiny-{uuid.uuid4().hex[:8]}"
     if mutate:
         mutate(data)
     package = ScenarioPackage.from_dict(data)
+    scenario = Scenario(slug=package.slug, title=package.title)
+    session.add(scenario)
+    session.flush()
+    version = ScenarioVersion(scenario_id=scenario.id, version=1, title=package.title, difficulty="easy",
+                              summary="", content=package.to_dict(), content_hash=package.content_hash,
+                              status=status, published_at=utcnow() if status == "published" else None)
+    session.add(version)
+    session.flush()
+    return version
+
+
+def tiny_draft(*, mutate=None) -> int:
+    """A new scenario whose version 1 is a draft of the tiny package (optionally changed); returns its id."""
     with new_session() as session:
-        scenario = Scenario(slug=package.slug, title=package.title)
-        session.add(scenario)
-        session.flush()
-        version = ScenarioVersion(scenario_id=scenario.id, version=1, title=package.title, difficulty="easy",
-                                  summary="", content=package.to_dict(), content_hash=package.content_hash)
-        session.add(version)
+        version = add_tiny_version(session, mutate=mutate)
         session.commit()
         return version.id
 

@@ -17,7 +17,6 @@ import redis
 from celery import Celery
 from dispatch.conftest import app_db  # noqa: F401
 from dispatch.processes import dojo_command, dojo_env, kill_group, start_dojo, wait_for
-from dispatch.tiny_scenario import tiny_package
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -25,35 +24,26 @@ from sqlalchemy.orm import Session
 import app.models  # noqa: F401  (every table, for the worker's database built here)
 from app.attempts.models import Attempt
 from app.auth.tokens import issue_token
-from app.core.db import make_engine, new_session, utcnow
+from app.core.db import make_engine, new_session
 from app.core.paths import ROOT_DIR
 from app.core.settings import get_settings
 from app.dispatch.celery_app import JOB_TASK_NAME, TASK_NAME
-from app.engine.package import ScenarioPackage
 from app.main import create_app
 from app.scenarios import validation
 from app.scenarios.job_models import JobTask, ScenarioJob
 from app.scenarios.jobs import ACTIVE
-from app.scenarios.models import Scenario, ScenarioVersion
+from app.scenarios.models import ScenarioVersion
 from app.users.service import create_user
 from app.workspace.results import progress_of
+from scenarios.jobs_support import add_tiny_version
 
 CELERY_REDIS_URL = os.environ.get("DOJO_TEST_DISPATCH_REDIS_URL", "redis://127.0.0.1:6379/13")
 
 
 def _published_tiny() -> int:
     """A published version of a new tiny scenario with no reference yet."""
-    data = tiny_package().to_dict()
-    data["slug"] = f"tiny-ref-{uuid.uuid4().hex[:8]}"
-    package = ScenarioPackage.from_dict(data)
     with new_session() as session:
-        scenario = Scenario(slug=package.slug, title=package.title)
-        session.add(scenario)
-        session.flush()
-        version = ScenarioVersion(scenario_id=scenario.id, version=1, title=package.title, difficulty="easy",
-                                  summary="", content=package.to_dict(), content_hash=package.content_hash,
-                                  status="published", published_at=utcnow())
-        session.add(version)
+        version = add_tiny_version(session, status="published")
         session.commit()
         return version.id
 
@@ -213,20 +203,13 @@ def test_a_queued_grading_goes_before_queued_matrix_runs_on_a_celery_worker(tmp_
                    WARM_SANDBOXES="0")
     subprocess.run([*dojo_command(), "migrate"], cwd=ROOT_DIR, env=env, check=True, timeout=120, capture_output=True)
     engine = make_engine(url)
-    package = tiny_package()
     with Session(engine) as session:
-        scenario = Scenario(slug=package.slug, title=package.title)
-        session.add(scenario)
-        session.flush()
-        version = ScenarioVersion(scenario_id=scenario.id, version=1, title=package.title, difficulty="easy",
-                                  content=package.to_dict(), content_hash=package.content_hash, status="published")
-        session.add(version)
-        session.flush()
+        version = add_tiny_version(session, status="published")
         job_id = validation.start_validation(session=session, version=version, user_id=None).id
         tasks = {t.name: t.id for t in session.scalars(select(JobTask).where(JobTask.job_id == job_id))}
         user = create_user(session=session, email="c@example.com", password=None, role="candidate")
         attempt = Attempt(user_id=user.id, scenario_version_id=version.id, kind="submit",
-                          files=dict(package.solution_files))
+                          files=dict(version.content["solution_files"]))
         session.add(attempt)
         session.commit()
         attempt_id = attempt.id
@@ -276,16 +259,9 @@ def test_web_processes_starting_together_queue_one_validation_per_version(
         upgrade_to_head(engine)
     else:
         engine = request.getfixturevalue("postgres_engine")
-    package = tiny_package().to_dict() | {"slug": f"tiny-start-{uuid.uuid4().hex[:8]}"}
     with Session(engine) as session:
-        scenario = Scenario(slug=package["slug"], title="t")
-        session.add(scenario)
-        session.flush()
-        version = ScenarioVersion(scenario_id=scenario.id, version=1, title="t", difficulty="easy", content=package,
-                                  content_hash=ScenarioPackage.from_dict(package).content_hash, status="published")
-        session.add(version)
+        version_id = add_tiny_version(session, status="published").id
         session.commit()
-        version_id = version.id
 
     together = threading.Barrier(4)
     queued: list[int] = []

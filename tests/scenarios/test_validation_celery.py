@@ -12,7 +12,6 @@ import pytest
 import redis
 from celery import Celery
 from dispatch.processes import dojo_command, dojo_env, kill_group, start_dojo, wait_for
-from dispatch.tiny_scenario import tiny_package
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -21,7 +20,8 @@ from app.core.paths import ROOT_DIR
 from app.dispatch.celery_app import JOB_TASK_NAME
 from app.scenarios import validation
 from app.scenarios.job_models import JobTask, ScenarioJob
-from app.scenarios.models import Scenario, ScenarioVersion
+from app.scenarios.models import ScenarioVersion
+from scenarios.jobs_support import add_tiny_version
 
 REDIS_URL = os.environ.get("DOJO_TEST_DISPATCH_REDIS_URL", "redis://127.0.0.1:6379/13")
 
@@ -37,15 +37,8 @@ def test_validation_tasks_run_on_a_celery_worker(tmp_path: Path) -> None:
     env = dojo_env(DOJO_DATA_DIR=str(data), DATABASE_URL=url, BROKER_URL=REDIS_URL, DOJO_QUEUE=queue)
     subprocess.run([*dojo_command(), "migrate"], cwd=ROOT_DIR, env=env, check=True, timeout=120, capture_output=True)
     engine = make_engine(url)
-    package = tiny_package()
     with Session(engine) as session:
-        scenario = Scenario(slug=package.slug, title=package.title)
-        session.add(scenario)
-        session.flush()
-        version = ScenarioVersion(scenario_id=scenario.id, version=1, title=package.title, difficulty="easy",
-                                  content=package.to_dict(), content_hash=package.content_hash)
-        session.add(version)
-        session.flush()
+        version = add_tiny_version(session)
         job_id = validation.start_validation(session=session, version=version, user_id=None).id
         session.commit()
         task_ids = session.scalars(select(JobTask.id).where(JobTask.job_id == job_id)).all()

@@ -6,17 +6,27 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends bubblewrap tini \
  && rm -rf /var/lib/apt/lists/*
 
-# The CPU build of torch comes first so the pinned requirement never pulls a CUDA build.
-ARG TORCH_INDEX_URL=https://download.pytorch.org/whl/cpu
-RUN pip install --no-cache-dir torch==2.13.0 --index-url "${TORCH_INDEX_URL}"
-
 WORKDIR /srv/dojo
+# Every package comes from requirements.lock (scripts/lock.sh), each checked against its sha256 there:
+# torch 2.13.0+cpu from the PyTorch CPU index's torch page, every other package from PyPI.
+# The lock's torch hash is the sha256 of torch-2.13.0+cpu-cp311-cp311-manylinux_2_28_x86_64.whl, the
+# CPU wheel for this image (CPython 3.11, x86_64), as scripts/lock.sh found it (TORCH_FIND_LINKS, or the
+# wheel directory in the lock machine's pip configuration). pip installs the index's file of that name
+# only if its sha256 is that one and refuses any other file, a CUDA build included. Should the index's
+# bytes differ from the wheel the lock was compiled against, the build stops with a hash mismatch:
+# regenerate the lock against the index (TORCH_FIND_LINKS=https://download.pytorch.org/whl/cpu/torch/
+# scripts/lock.sh). Another platform (arm64) or Python needs a lock compiled there.
+ARG TORCH_INDEX_URL=https://download.pytorch.org/whl/cpu
+COPY requirements.lock ./
+RUN pip install --no-cache-dir --require-hashes --find-links "${TORCH_INDEX_URL}/torch/" -r requirements.lock
+
 COPY pyproject.toml README.md ./
 COPY app ./app
 COPY migrations ./migrations
 COPY templates ./templates
 COPY static ./static
-RUN pip install --no-cache-dir -e .
+# The project itself, with nothing resolved beyond the lock, built by the locked setuptools.
+RUN pip install --no-cache-dir --no-deps --no-build-isolation -e .
 
 # The service runs as an unprivileged user; sandboxed code runs under bubblewrap's user namespace.
 RUN useradd --system --create-home --uid 10001 dojo && mkdir -p /var/lib/dojo && chown dojo /var/lib/dojo

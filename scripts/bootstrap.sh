@@ -1,16 +1,25 @@
 #!/usr/bin/env bash
-# Shared set-up for scripts/serve.sh and scripts/test.sh: system packages, virtualenv, pinned packages.
-# Idempotent: a second run only checks. Usage: scripts/bootstrap.sh [system-package ...]
+# Shared set-up for scripts/serve.sh and scripts/test.sh: system packages, virtualenv, locked packages.
+# Idempotent: a second run only checks; packages are reinstalled only when the lock changes.
+# Usage: scripts/bootstrap.sh [--dev] [command:system-package ...]
+#   --dev installs requirements-dev.lock (the app's lock plus the dev tools) instead of requirements.lock.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+lock=requirements.lock
+if [ "${1:-}" = "--dev" ]; then
+  lock=requirements-dev.lock
+  shift
+fi
+
 need_python() {
-  for py in python3.13 python3.12 python3.11 python3; do
-    if command -v "$py" >/dev/null 2>&1 && "$py" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+  # The locks are compiled for CPython 3.11 (scripts/lock.sh): their torch wheel is a cp311 build.
+  for py in python3.11 python3; do
+    if command -v "$py" >/dev/null 2>&1 && "$py" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null; then
       echo "$py"; return 0
     fi
   done
-  echo "error: Python 3.11 or newer is required (apt-get install python3 python3-venv)" >&2
+  echo "error: Python 3.11 is required, the version requirements*.lock is compiled for (apt-get install python3 python3-venv on Debian 12)" >&2
   exit 1
 }
 
@@ -42,12 +51,17 @@ fi
 if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
-# Reinstall only when pyproject.toml changed since the last successful install.
+# The stamp names what was last installed: a lock and pyproject.toml (its entry points), by content.
 stamp=.venv/.dojo-installed
-want=$(sha256sum pyproject.toml | cut -d' ' -f1)
-if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-  echo "Installing Python packages into .venv (torch is pinned to the 2.13.0 CPU build)"
-  .venv/bin/python -m pip install -q --upgrade pip >/dev/null
-  .venv/bin/python -m pip install -q -e '.[dev]'
+installed_key() { cat "$1" pyproject.toml | sha256sum | cut -d' ' -f1; }
+installed=$(cat "$stamp" 2>/dev/null || true)
+want=$(installed_key "$lock")
+# The dev lock holds every pin of the app's lock, so a dev install also serves.
+if [ "$installed" != "$want" ] && ! { [ "$lock" = requirements.lock ] && [ "$installed" = "$(installed_key requirements-dev.lock)" ]; }; then
+  echo "Installing Python packages into .venv from $lock (torch is the 2.13.0 CPU build)"
+  # Every package and its hash come from the lock; the project itself is installed without resolving
+  # anything more, built by the locked setuptools.
+  .venv/bin/python -m pip install -q --require-hashes -r "$lock"
+  .venv/bin/python -m pip install -q --no-deps --no-build-isolation -e .
   echo "$want" > "$stamp"
 fi

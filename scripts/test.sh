@@ -4,7 +4,7 @@
 # unless DOJO_REQUIRE_SERVICES=1 (CI), which makes them fail instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/bootstrap.sh "bwrap:bubblewrap" "chromium:chromium"
+scripts/bootstrap.sh --dev "bwrap:bubblewrap" "chromium:chromium"
 .venv/bin/ruff check app tests migrations scripts
 .venv/bin/mypy
 exec .venv/bin/pytest "$@"

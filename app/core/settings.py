@@ -54,6 +54,12 @@ class Settings(BaseSettings):
     # with a Redis BROKER_URL and this empty, the broker's Redis is used so web processes share them.
     rate_limit_storage_url: str = ""
     attempts_per_user_per_minute: int = 10
+    # Draft snapshots (playback, app/workspace/snapshots.py): one row per workspace per this many seconds
+    # at most (a change within it updates that row); per user at most this many rows and bytes, the
+    # oldest thinned first when either is passed (each draft keeps its first and last).
+    draft_snapshot_interval_seconds: int = 15
+    draft_snapshots_per_user: int = 400
+    draft_snapshot_bytes_per_user: int = 16 * 1024 * 1024
     worker_concurrency: int = 0  # 0 = one per CPU core
     heartbeat_seconds: float = 5.0
     stale_after_seconds: float = 60.0

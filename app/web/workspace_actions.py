@@ -1,8 +1,10 @@
 """What the workspace page posts: autosaves, Run/Submit/scratch, cancel, hints, reset, restore, editor events.
 
 Each action works as a plain form post (a redirect back to the page, or the page again with the
-message) and, from htmx, answers with the fragment to swap. A refusal never loses text: the draft is
-saved before an attempt is created, and a refused save leaves the stored draft untouched.
+message) and, from htmx, answers with the fragment to swap. A refusal stores nothing and loses no text:
+Run/Submit check the text, the kind and the rate limits before writing the attempt and the draft in one
+transaction, the page shown again carries the posted text, and a refused save leaves the stored draft as
+it was.
 """
 
 from __future__ import annotations
@@ -65,14 +67,22 @@ def _posted(form: FormData) -> tuple[dict[str, str], dict[str, str]]:
     return files, notes
 
 
-def refused(request: Request, session: Session, ws: Workspace, error: DojoError) -> Response:
-    """The message in the page's notice area (htmx), or the whole page again with it (no script)."""
+def refused(request: Request, session: Session, ws: Workspace, error: DojoError,
+            posted: tuple[dict[str, str], dict[str, str]] | None = None) -> Response:
+    """The message in the page's notice area (htmx), or the whole page again with it (no script).
+
+    Nothing of the request is stored; the page shown again carries the text it posted, so none is lost.
+    """
     session.rollback()
     if is_htmx(request):
         response = render(request, PAGE, {"notice": error.message}, block="notice")
         response.headers.update({"HX-Retarget": "#workspace-notice", "HX-Reswap": "innerHTML"})
         return response
     context = page_context(request, session, ws, notice=error.message)
+    if posted is not None:
+        stored = context["draft"]
+        context["draft"] = drafts.DraftText(files={**stored.files, **posted[0]}, notes={**stored.notes, **posted[1]},
+                                            revision=stored.revision)
     response = render(request, PAGE, context, status_code=error.status_code)
     response.headers.update(error.headers)
     return response
@@ -105,7 +115,7 @@ async def save_draft_form(request: Request, slug: str, user: CurrentUser, sessio
     try:
         drafts.save_draft(session=session, ws=ws, files=files, notes=notes, base_revision=None, force=True)
     except DojoError as exc:
-        return refused(request, session, ws, exc)
+        return refused(request, session, ws, exc, posted=(files, notes))
     session.commit()
     shown = form.get("show")
     return RedirectResponse(page_url(request, ws, file=shown if isinstance(shown, str) else None), status_code=303)
@@ -114,23 +124,25 @@ async def save_draft_form(request: Request, slug: str, user: CurrentUser, sessio
 @router.post("/challenges/{slug}/attempts", name="workspace_attempt")
 async def start_attempt(request: Request, slug: str, user: CurrentUser, session: SessionDep,
                         interview: InterviewQuery = None) -> Response:
-    """Run, Submit or Run scratch: save the posted text as the draft, then queue the attempt."""
+    """Run, Submit or Run scratch: queue the attempt of the posted text, and store that text as the draft.
+
+    Checked first (the text, then the kind and the rate limits in create_attempt), written only once
+    accepted, in one transaction: a refused request stores nothing (the page keeps the text it posted).
+    """
     session.commit()  # end the sign-in's read transaction; the attempt is written in a fresh one
     ws = workspace_for(session, user, slug, interview)
     form = await request.form()
     files, notes = _posted(form)
     kind = str(form.get("kind", AttemptKind.run.value))
     try:
-        saved = drafts.save_draft(session=session, ws=ws, files=files, notes=notes, base_revision=None, force=True)
-        drafts.take_snapshot(session=session, draft=saved.draft)
-        session.commit()
-        code = {n: t for n, t in saved.draft.files.items()
-                if n != SCRATCH_FILE or kind == AttemptKind.scratch.value}
+        text = drafts.with_posted(session=session, ws=ws, files=files, notes=notes)
+        code = {n: t for n, t in text.files.items() if n != SCRATCH_FILE or kind == AttemptKind.scratch.value}
         attempt = attempts_service.create_attempt(
-            session=session, user=user, scenario=ws.slug, files=code, kind=kind, notes=dict(saved.draft.notes),
+            session=session, user=user, scenario=ws.slug, files=code, kind=kind, notes=text.notes,
             interview_id=ws.interview_id)
+        saved = drafts.save_draft(session=session, ws=ws, files=files, notes=notes, base_revision=None, force=True)
     except DojoError as exc:
-        return refused(request, session, ws, exc)
+        return refused(request, session, ws, exc, posted=(files, notes))
     session.commit()
     if not is_htmx(request):
         return RedirectResponse(page_url(request, ws, attempt=attempt.id) + "#results", status_code=303)
@@ -197,12 +209,10 @@ def reset_file(request: Request, slug: str, user: CurrentUser, session: SessionD
 @router.post("/challenges/{slug}/attempts/{attempt_id}/restore", name="restore_attempt")
 def restore_attempt(request: Request, slug: str, attempt_id: RowIdPath, user: CurrentUser, session: SessionDep,
                     interview: InterviewQuery = None) -> Response:
-    """Open an old attempt's files in the editor (the current draft is kept as a snapshot first)."""
+    """Open an old attempt's files in the editor (the draft's snapshots hold what it replaces, within their limits)."""
     ws = workspace_for(session, user, slug, interview)
     attempt = own_attempt(session, ws, attempt_id)
-    draft = drafts.load_draft(session=session, ws=ws)
     try:
-        drafts.take_snapshot(session=session, draft=draft)
         files = {n: t for n, t in attempt.files.items() if n in drafts.editable_files(ws)}
         drafts.save_draft(session=session, ws=ws, files=files, notes={}, base_revision=None, force=True)
     except DojoError as exc:

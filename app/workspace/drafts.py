@@ -1,5 +1,7 @@
 """Drafts: the latest text of a candidate's files and notes, autosaved, with snapshots for playback.
 
+Every change is recorded in the draft's snapshots, which are bounded (app/workspace/snapshots.py).
+
 Every save names the revision it was based on. A save based on an older revision than the stored
 one comes from a tab that is behind: it is refused (nothing is overwritten) and the caller shows
 that tab the newer draft, unless the candidate chose to overwrite it.
@@ -8,21 +10,18 @@ that tab the newer draft, unless the candidate chose to overwrite it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import timedelta
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.core.db import as_utc, utcnow
+from app.core.db import utcnow
 from app.core.errors import DojoError
 from app.core.settings import get_settings
 from app.engine.scratch import FILE_NAME as SCRATCH_FILE
 from app.engine.scratch import STARTER as SCRATCH_STARTER
+from app.workspace import snapshots
 from app.workspace.context import Workspace
-from app.workspace.models import Draft, DraftSnapshot
-
-# Playback needs the code over time, not every keystroke: one snapshot per this much editing.
-SNAPSHOT_EVERY = timedelta(seconds=15)
+from app.workspace.models import Draft
 
 
 class DraftRejected(DojoError):
@@ -33,6 +32,15 @@ class DraftRejected(DojoError):
 class SaveOutcome:
     draft: Draft
     saved: bool  # False: the save was based on an older revision (another tab or device is ahead)
+
+
+@dataclass(frozen=True)
+class DraftText:
+    """A draft's text as it would be with a posted change, before anything is stored."""
+
+    files: dict[str, str]
+    notes: dict[str, str]
+    revision: int  # the stored draft's revision (0 before the first save)
 
 
 def editable_files(ws: Workspace) -> tuple[str, ...]:
@@ -103,32 +111,28 @@ def save_draft(*, session: Session, ws: Workspace, files: dict[str, str], notes:
     draft.revision += 1
     draft.updated_at = utcnow()
     session.flush()
-    _maybe_snapshot(session=session, draft=draft)
+    snapshots.record(session=session, draft=draft)
     return SaveOutcome(draft=draft, saved=True)
 
 
-def _maybe_snapshot(*, session: Session, draft: Draft) -> None:
-    last = session.scalar(select(DraftSnapshot.taken_at).where(DraftSnapshot.draft_id == draft.id)
-                          .order_by(DraftSnapshot.taken_at.desc()).limit(1))
-    if last is None or utcnow() - as_utc(last) >= SNAPSHOT_EVERY:
-        take_snapshot(session=session, draft=draft)
+def with_posted(*, session: Session, ws: Workspace, files: dict[str, str], notes: dict[str, str]) -> DraftText:
+    """The draft's text with the posted files and notes, checked like a save but not stored (a read only).
 
-
-def take_snapshot(*, session: Session, draft: Draft) -> DraftSnapshot:
-    """Keep the draft as it is now (every attempt takes one, so playback shows what was run)."""
-    snapshot = DraftSnapshot(draft_id=draft.id, revision=draft.revision, files=dict(draft.files),
-                             notes=dict(draft.notes), taken_at=utcnow())
-    session.add(snapshot)
-    session.flush()
-    return snapshot
+    Run and Submit check everything first and store the draft only once the attempt is accepted, so a
+    refused request writes nothing.
+    """
+    ws.refuse_after_deadline()
+    check_content(ws, files, notes)
+    stored = find_draft(session=session, ws=ws)
+    base_files, base_notes = (stored.files, stored.notes) if stored else (starter_files(ws), {})
+    return DraftText(files={**base_files, **files}, notes={**base_notes, **notes},
+                     revision=stored.revision if stored else 0)
 
 
 def reset_file(*, session: Session, ws: Workspace, name: str) -> Draft:
-    """Put one file back to the starter's text (a snapshot keeps what it was)."""
+    """Put one file back to the starter's text (the snapshots keep what it was, within their limits)."""
     if name not in editable_files(ws):
         raise DraftRejected(f"Unknown file {name[:80]!r}.")
-    draft = load_draft(session=session, ws=ws)
-    take_snapshot(session=session, draft=draft)
     outcome = save_draft(session=session, ws=ws, files={name: starter_files(ws)[name]}, notes={},
                          base_revision=None, force=True)
     return outcome.draft

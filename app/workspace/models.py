@@ -41,7 +41,7 @@ class Draft(Base):
 
 
 class DraftSnapshot(Base):
-    """The draft as it was at one moment (for playback); taken at most every few seconds."""
+    """The draft as it was at one moment (for playback); one per workspace per few seconds, capped per user."""
 
     __tablename__ = "draft_snapshots"
     __table_args__ = (Index("ix_draft_snapshots_draft_taken", "draft_id", "taken_at"),)
@@ -52,6 +52,8 @@ class DraftSnapshot(Base):
     files: Mapped[dict[str, Any]]
     notes: Mapped[dict[str, Any]]
     taken_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # The UTF-8 bytes of its files' and notes' text: the per-user cap adds these up without reading the text.
+    size_bytes: Mapped[int] = mapped_column(default=0, server_default="0")
 
 
 class HintReveal(Base):

@@ -107,7 +107,8 @@ def test_a_second_submit_in_flight_gets_a_friendly_notice_and_loses_no_text(
                         headers=HTMX)
     assert again.status_code == 200 and again.headers["HX-Retarget"] == "#workspace-notice"
     assert "is still being graded; wait for its result" in again.text
-    assert _draft(db, me).files["model.py"] == "# keep"  # the text was saved before the refusal
+    # A refused request stores nothing; the editor (and its autosave) keeps the text.
+    assert _draft(db, me).files["model.py"] == find_builtin("leaky-mask").starter_files["model.py"]
     plain = client.post(f"{PAGE}/attempts", data={"csrf_token": token, "kind": "submit", "file:model.py": "# keep 2"},
                         follow_redirects=False)
     assert plain.status_code == 429 and "still being graded" in plain.text and "# keep 2" in plain.text

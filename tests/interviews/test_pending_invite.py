@@ -8,8 +8,10 @@ write a draft or start the clock until the invite is redeemed.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import timedelta
 
+import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
@@ -27,13 +29,13 @@ from interviews.factories import package_of
 HTMX = {"HX-Request": "true"}
 
 
-def _pending(db: Session, interviewer: Account, candidate: Account, version: ScenarioVersion) -> Interview:
-    interview, _token = service.create_interview(
-        session=db, interviewer=interviewer.user, candidate_email=candidate.email, scenario_version=version,
-        time_limit_minutes=45, expires_in=timedelta(days=2))
-    db.commit()
-    assert interview.candidate_id == candidate.user.id and interview.invite_used_at is None
-    return interview
+@dataclass(frozen=True)
+class Pending:
+    """An interview invite not accepted yet, for a candidate who already had an account (signed in)."""
+
+    interview: Interview
+    client: TestClient
+    version: ScenarioVersion
 
 
 def _client(app: FastAPI, account: Account) -> TestClient:
@@ -42,19 +44,34 @@ def _client(app: FastAPI, account: Account) -> TestClient:
     return client
 
 
-def _written(db: Session, interview: Interview) -> dict[str, int]:
+@pytest.fixture
+def pending(web_app: FastAPI, db: Session, make_account: Callable[..., Account],
+            published_version: ScenarioVersion) -> Pending:
+    candidate, interviewer = make_account("candidate"), make_account("interviewer")
+    interview, _token = service.create_interview(
+        session=db, interviewer=interviewer.user, candidate_email=candidate.email, scenario_version=published_version,
+        time_limit_minutes=45, expires_in=timedelta(days=2))
+    db.commit()
+    assert interview.candidate_id == candidate.user.id and interview.invite_used_at is None
+    return Pending(interview=interview, client=_client(web_app, candidate),
+                   version=published_version)
+
+
+def _assert_nothing_started(db: Session, interview: Interview) -> None:
+    """No clock, no end, and no draft, attempt, hint or editor event in the interview."""
     db.expire_all()
-    return {table.__name__: int(db.scalar(select(func.count()).select_from(table)
-                                          .where(table.interview_id == interview.id)) or 0)
-            for table in (Draft, Attempt, HintReveal, WorkspaceEvent)}
+    stored = db.get(Interview, interview.id)
+    assert stored is not None and stored.started_at is None and stored.submitted_at is None
+    written = {table.__name__: db.scalar(select(func.count()).select_from(table)
+                                         .where(table.interview_id == interview.id))
+               for table in (Draft, Attempt, HintReveal, WorkspaceEvent)}
+    assert written == {"Draft": 0, "Attempt": 0, "HintReveal": 0, "WorkspaceEvent": 0}
 
 
 def test_opening_a_pending_invites_workspace_asks_to_accept_it_and_starts_nothing(
-    web_app: FastAPI, db: Session, make_account: Callable[..., Account], published_version: ScenarioVersion
+    pending: Pending, db: Session,
 ) -> None:
-    candidate, interviewer = make_account("candidate"), make_account("interviewer")
-    interview = _pending(db, interviewer, candidate, published_version)
-    client = _client(web_app, candidate)
+    interview, client, published_version = pending.interview, pending.client, pending.version
     slug_path = f"/challenges/{package_of(published_version).slug}?interview={interview.id}"
     for path in (f"/interviews/{interview.id}/workspace", slug_path):
         opened = client.get(path, follow_redirects=False)
@@ -65,17 +82,11 @@ def test_opening_a_pending_invites_workspace_asks_to_accept_it_and_starts_nothin
         assert "Accept the invitation" in page.text and published_version.title in page.text
         assert "45 minutes" in page.text
         assert 'id="brief"' not in page.text and "model.py" not in page.text  # no task before accepting
-    db.expire_all()
-    assert db.get(Interview, interview.id).started_at is None
-    assert _written(db, interview) == {"Draft": 0, "Attempt": 0, "HintReveal": 0, "WorkspaceEvent": 0}
+    _assert_nothing_started(db, interview)
 
 
-def test_a_pending_invites_workspace_takes_no_autosave_run_hint_or_event(
-    web_app: FastAPI, db: Session, make_account: Callable[..., Account], published_version: ScenarioVersion
-) -> None:
-    candidate, interviewer = make_account("candidate"), make_account("interviewer")
-    interview = _pending(db, interviewer, candidate, published_version)
-    client = _client(web_app, candidate)
+def test_a_pending_invites_workspace_takes_no_autosave_run_hint_or_event(pending: Pending, db: Session) -> None:
+    interview, client, published_version = pending.interview, pending.client, pending.version
     token = csrf_from(client.get("/candidate").text)
     slug, query = package_of(published_version).slug, f"?interview={interview.id}"
     form = {"csrf_token": token, "file:model.py": "# written before accepting", "kind": "run", "offer": "x"}
@@ -92,18 +103,13 @@ def test_a_pending_invites_workspace_takes_no_autosave_run_hint_or_event(
     for response in refusals:
         assert response.status_code == 409, (response.request.url, response.status_code, response.text[:300])
         assert "Accept the invitation" in response.text
-    db.expire_all()
-    stored = db.get(Interview, interview.id)
-    assert stored.started_at is None and stored.submitted_at is None
-    assert _written(db, interview) == {"Draft": 0, "Attempt": 0, "HintReveal": 0, "WorkspaceEvent": 0}
+    _assert_nothing_started(db, interview)
 
 
 def test_accepting_on_the_page_redeems_the_invite_and_the_first_visit_then_starts_the_clock(
-    web_app: FastAPI, db: Session, make_account: Callable[..., Account], published_version: ScenarioVersion
+    pending: Pending, db: Session,
 ) -> None:
-    candidate, interviewer = make_account("candidate"), make_account("interviewer")
-    interview = _pending(db, interviewer, candidate, published_version)
-    client = _client(web_app, candidate)
+    interview, client = pending.interview, pending.client
     page = client.get(f"/invite/interviews/{interview.id}")
     accepted = client.post(f"/invite/interviews/{interview.id}", data={"csrf_token": csrf_from(page.text)},
                            follow_redirects=False)
@@ -121,17 +127,16 @@ def test_accepting_on_the_page_redeems_the_invite_and_the_first_visit_then_start
 
 
 def test_the_accept_page_refuses_other_peoples_withdrawn_and_expired_invites(
-    web_app: FastAPI, db: Session, make_account: Callable[..., Account], published_version: ScenarioVersion
+    pending: Pending, web_app: FastAPI, db: Session, make_account: Callable[..., Account],
 ) -> None:
-    candidate, other, interviewer = make_account("candidate"), make_account("candidate"), make_account("interviewer")
-    interview = _pending(db, interviewer, candidate, published_version)
+    interview, other = pending.interview, make_account("candidate")
     intruder = _client(web_app, other)
     token = csrf_from(intruder.get("/candidate").text)
     for response in (intruder.get(f"/invite/interviews/{interview.id}"),
                      intruder.post(f"/invite/interviews/{interview.id}", data={"csrf_token": token}),
                      intruder.get("/invite/interviews/999999999")):
         assert response.status_code == 404, response.text[:300]
-    owner = _client(web_app, candidate)
+    owner = pending.client
     token = csrf_from(owner.get("/candidate").text)
     interview.invite_expires_at = utcnow() - timedelta(minutes=1)
     db.commit()

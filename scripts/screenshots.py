@@ -1,6 +1,7 @@
 """Start the app on a fresh data directory, sign in as each role in Chromium, save PNGs to docs/screenshots/.
 
 Usage: .venv/bin/python scripts/screenshots.py [--out docs/screenshots] [--chromium /usr/bin/chromium]
+       [--only workspace-layout]   (just the workspace at 1440x900 after a Run, and at 900 px wide)
 """
 
 from __future__ import annotations
@@ -78,6 +79,25 @@ def workspace(browser: object, server: LiveServer, out: Path) -> None:
     page.context.close()
 
 
+def workspace_layout(browser: object, server: LiveServer, out: Path) -> None:
+    """The warm-up at 1440x900 (an IDE: the verdict beside the code after a Run), then at 900 px (columns)."""
+    page = browser.new_context(viewport={"width": 1440, "height": 900}).new_page()  # type: ignore[attr-defined]
+    sign_in(page, server, "candidate")
+    page.goto(f"{server.url}/challenges/warm-up")
+    page.get_by_label("Editor: model.py").locator(".cm-line").nth(30).click(position={"x": 8, "y": 5})
+    page.keyboard.press("Control+Enter")  # Run, from the editor
+    page.locator("#results-body[data-kind='run'][data-poll='no']").wait_for(state="attached", timeout=600_000)
+    page.get_by_role("region", name="Results").locator(".verdict").wait_for()
+    shoot(page, out, "workspace-1440")
+    page.context.close()
+    page = browser.new_context(viewport={"width": 900, "height": 900}).new_page()  # type: ignore[attr-defined]
+    sign_in(page, server, "candidate")
+    page.goto(f"{server.url}/challenges/warm-up")
+    page.wait_for_load_state("networkidle")
+    shoot(page, out, "workspace-900")
+    page.context.close()
+
+
 def interview(browser: object, server: LiveServer, invite_url: str, out: Path) -> None:
     """The candidate accepts the invite and submits twice; the interviewer reviews, plays back, decides."""
     candidate = browser.new_context(viewport=VIEWPORT).new_page()  # type: ignore[attr-defined]
@@ -135,6 +155,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
     parser.add_argument("--chromium", default="/usr/bin/chromium")
+    parser.add_argument("--only", choices=["workspace-layout"], help="take just these screenshots")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
 
@@ -146,6 +167,10 @@ def main() -> int:
         print(f"app running at {server.url}")
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=args.chromium, args=CHROMIUM_ARGS)
+            if args.only == "workspace-layout":
+                workspace_layout(browser, server, args.out)
+                browser.close()
+                return 0
             page = browser.new_context(viewport=VIEWPORT).new_page()
             page.goto(f"{server.url}/sign-in")
             shoot(page, args.out, "sign-in")
@@ -187,6 +212,7 @@ def main() -> int:
             page.context.close()
 
             workspace(browser, server, args.out)
+            workspace_layout(browser, server, args.out)
             interview(browser, server, invite_url, args.out)
             authoring(browser, server, args.out)
             browser.close()

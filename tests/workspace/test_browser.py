@@ -22,7 +22,7 @@ import pytest
 from playwright.sync_api import expect
 from services import require_bwrap, require_chromium
 from web.axe import describe, serious_violations
-from web.live_server import LiveServer, launch_chromium, live_server, sign_in_as
+from web.live_server import LiveServer, live_server, sign_in_as
 
 from app.engine.builtin import find_builtin
 
@@ -55,17 +55,6 @@ def _warm_jobs(server: LiveServer) -> int:
 def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Where the tests' screenshots go (scripts/screenshots.py makes the ones in docs/)."""
     return tmp_path_factory.mktemp("shots")
-
-
-@pytest.fixture(scope="module")
-def browser(server: LiveServer) -> Iterator[Any]:
-    with launch_chromium(require_chromium()) as chromium:
-        yield chromium
-
-
-@pytest.fixture
-def errors() -> list[str]:
-    return []
 
 
 def _watch(page: Any, errors: list[str]) -> Any:

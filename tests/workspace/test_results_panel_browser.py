@@ -22,7 +22,7 @@ import pytest
 from playwright.sync_api import expect
 from services import require_bwrap, require_chromium
 from web.axe import describe, serious_violations
-from web.live_server import LiveServer, launch_chromium, live_server, sign_in_as
+from web.live_server import LiveServer, live_server, sign_in_as
 
 pytestmark = [pytest.mark.browser, pytest.mark.bwrap, pytest.mark.slow]
 
@@ -41,17 +41,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     with live_server(tmp_path_factory.mktemp("panel") / "data", WARM_SANDBOXES="1",
                      ATTEMPTS_PER_USER_PER_MINUTE="200") as running:
         yield running
-
-
-@pytest.fixture(scope="module")
-def browser(server: LiveServer) -> Iterator[Any]:
-    with launch_chromium(require_chromium()) as chromium:
-        yield chromium
-
-
-@pytest.fixture
-def errors() -> list[str]:
-    return []
 
 
 @pytest.fixture
@@ -204,19 +193,25 @@ def _in_viewport(page: Any, locator: Any) -> bool:
 def test_at_1440_the_verdict_appears_beside_the_code(server: LiveServer, context: Any, errors: list[str]) -> None:
     page = open_workspace(watch(context.new_page(), errors), server)
     editor = page.get_by_label("Editor: model.py")
-    editor.locator(".cm-line").nth(24).click()  # the cursor on line 25
+    editor.locator(".cm-line").nth(24).click(position={"x": 8, "y": 5})  # the cursor on line 25
     cursor_line = page.locator(".tab-panel:not([hidden]) .cm-activeLine")
     expect(cursor_line).to_have_count(1)
     with page.expect_response(attempt_post("run")) as answer:
         page.keyboard.press("Control+Enter")  # Run, from the editor
     run = attempt_in(answer.value)
     expect_final(page, run, kind="Run")
-    assert page.evaluate("() => window.scrollY") == 0
+    # The page itself does not scroll at all: each pane scrolls inside.
+    assert page.evaluate("() => [window.scrollY, document.documentElement.scrollHeight]") == [0, IDE["height"]]
     assert _in_viewport(page, cursor_line), "the editor's cursor line left the screen"
     assert _in_viewport(page, page.locator("#results-body .verdict")), "the verdict is not on screen"
     results = page.get_by_role("region", name="Results").bounding_box()
     code = page.locator(".editor-card").bounding_box()
     assert results["x"] >= code["x"] + code["width"], "Results is not beside the editor"
+    # What a poll swapped in is live: a coaching tip's rating buttons work (htmx processed the new panel).
+    tip = page.locator("#results-body article.tip").first
+    tip.get_by_role("button", name="Helpful", exact=True).click()
+    expect(page.locator("#results-body").get_by_role("status").filter(
+        has_text="Thanks, your rating is saved.")).to_be_visible()
     # The brief, notes, hints and history are one click away in the side pane.
     page.get_by_role("navigation", name="Workspace sections").get_by_role("link", name="History").click()
     expect(page.get_by_role("region", name="History")).to_be_in_viewport()

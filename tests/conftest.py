@@ -13,19 +13,37 @@ from contextlib import contextmanager
 from pathlib import Path
 
 # Choose the environment before anything from app/ is imported (settings are cached).
+# Under pytest-xdist the workers inherit the environment of the process that started them: what that
+# process chose here for itself (not what the user set) each worker chooses again, so every worker has
+# its own data directory and databases. The reference cache is chosen once per run and shared.
+_CHOSEN = "DOJO_TESTS_CHOSEN"
+for _name in os.environ.pop(_CHOSEN, "").split():
+    os.environ.pop(_name, None)
+_chosen: list[str] = []
+
+
+def _choose(name: str, value: str) -> None:
+    """Set `name` unless the user did, remembering that this process chose it."""
+    if name not in os.environ:
+        os.environ[name] = value
+        _chosen.append(name)
+
+
 _TMP = Path(tempfile.mkdtemp(prefix="dojo-tests-"))
-os.environ.setdefault("DOJO_DATA_DIR", str(_TMP / "data"))
+_choose("DOJO_DATA_DIR", str(_TMP / "data"))
 os.environ["DATABASE_URL"] = f"sqlite:///{_TMP / 'data' / 'app.sqlite3'}"
-os.environ.setdefault("SECRET_KEY", "test-secret-key-" + "x" * 40)
+_choose("SECRET_KEY", "test-secret-key-" + "x" * 40)
 os.environ.pop("BROKER_URL", None)
 # TestClient's requests name the host "testserver"; live servers are reached on 127.0.0.1.
-os.environ.setdefault("ALLOWED_HOSTS", "testserver,127.0.0.1,localhost")
+_choose("ALLOWED_HOSTS", "testserver,127.0.0.1,localhost")
 # Servers started by tests must not spend the CPU on reference warm-up (tests that need it enable it).
-os.environ.setdefault("WARM_REFERENCES", "0")
+_choose("WARM_REFERENCES", "0")
 # Nor on standby sandboxes importing torch in every pool thread (tests of warm sandboxes turn them on).
-os.environ.setdefault("WARM_SANDBOXES", "0")
-# One reference cache for the whole run, live servers included (they inherit this environment): each
-# built-in's reference is computed once, by whichever test grades it first.
+_choose("WARM_SANDBOXES", "0")
+os.environ[_CHOSEN] = " ".join(_chosen)
+# One reference cache for the whole run, every xdist worker and live server included (they inherit this
+# environment): each built-in's reference is computed once, by whichever test grades it first. Entries are
+# named by the package's content hash and the engine's fingerprint, so they can never be stale.
 os.environ.setdefault("REFERENCE_CACHE_DIR", str(_TMP / "reference-cache"))
 
 import pytest  # noqa: E402
@@ -53,6 +71,17 @@ def _postgres_engine() -> Engine:
     except Exception as exc:
         service_missing(f"PostgreSQL not reachable at {POSTGRES_URL}: {exc.__class__.__name__}")
     return engine
+
+
+# Fixtures whose value is a training run, or that run real gradings (which train): a test that uses
+# one is `slow`, so `scripts/test.sh --fast` leaves it out.
+TRAINING_FIXTURES = frozenset({"reference", "runner", "use_subprocess_runner"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if TRAINING_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(autouse=True)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import tempfile
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +55,7 @@ def ensure_reference(*, package: ScenarioPackage, runner: Runner) -> ValidationR
         return cached
     with _locks_guard:
         lock = _locks.setdefault(package.content_hash, threading.Lock())
-    with lock:
+    with lock, _process_lock(cache_path(package)):
         cached = load_cached(package)
         if cached is not None:
             return cached
@@ -60,6 +63,19 @@ def ensure_reference(*, package: ScenarioPackage, runner: Runner) -> ValidationR
         if report.reference is not None:
             store(package, report)
         return report
+
+
+@contextmanager
+def _process_lock(path: Path) -> Iterator[None]:
+    """An flock beside the cache entry: processes sharing the cache (workers, parallel test workers)
+    compute a reference once; the others wait and read it. It frees itself if its holder dies."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.with_suffix(".lock"), "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def reference_from_json(data: dict[str, Any]) -> ValidationReport:

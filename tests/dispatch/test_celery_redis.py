@@ -1,6 +1,7 @@
 """Celery on the real Redis: the web's sender, and a SIGKILL of the worker holding an attempt mid-grading.
 
-Uses a Redis database of its own (flushed before and after) and a queue name unique to the run.
+Uses a Redis database of its own and a queue name unique to the test, whose keys it deletes afterwards
+(never the whole database: tests in other pytest-xdist workers use it at the same time).
 """
 
 from __future__ import annotations
@@ -42,6 +43,13 @@ def _holder_pid(worker_id: str | None) -> int | None:
     return int(worker_id.split(":")[2])
 
 
+def _delete_queue_keys(broker: redis.Redis, queue: str) -> None:
+    """The queue's lists (priorities included) and kombu's bindings for it."""
+    keys = list(broker.scan_iter(match=f"*{queue}*"))
+    if keys:
+        broker.delete(*keys)
+
+
 @dataclass
 class WorkerRig:
     """Real `dojo worker` processes on a queue of their own, and the attempt they are sent."""
@@ -64,7 +72,6 @@ class WorkerRig:
 def worker_rig(tmp_path: Path, count: int, **env_overrides: str) -> Iterator[WorkerRig]:
     """A fresh data dir with the tiny scenario's reference, one queued attempt sent to `count` workers."""
     broker = redis.Redis.from_url(DISPATCH_REDIS_URL)
-    broker.flushdb()
     queue = f"dojo-test-{uuid.uuid4().hex[:8]}"
     data = tmp_path / "data"
     data.mkdir()
@@ -97,7 +104,7 @@ def worker_rig(tmp_path: Path, count: int, **env_overrides: str) -> Iterator[Wor
                 kill_group(worker, sig=signal.SIGTERM)
         sender.close()
         engine.dispose()
-        broker.flushdb()
+        _delete_queue_keys(broker, queue)
         broker.close()
 
 
@@ -121,7 +128,6 @@ def test_attempt_is_graded_by_other_worker_after_sigkill(app_db: None, tmp_path:
 @pytest.mark.redis
 def test_celery_dispatcher_sends_grading_job_to_configured_queue(monkeypatch: pytest.MonkeyPatch) -> None:
     broker = redis.Redis.from_url(DISPATCH_REDIS_URL)
-    broker.flushdb()
     queue = f"dojo-test-{uuid.uuid4().hex[:8]}"
     monkeypatch.setattr(get_settings(), "broker_url", DISPATCH_REDIS_URL)
     monkeypatch.setenv("DOJO_QUEUE", queue)
@@ -135,7 +141,7 @@ def test_celery_dispatcher_sends_grading_job_to_configured_queue(monkeypatch: py
     finally:
         get_celery().close()
         get_celery.cache_clear()
-        broker.flushdb()
+        _delete_queue_keys(broker, queue)
         broker.close()
 
 

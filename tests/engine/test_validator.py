@@ -11,19 +11,21 @@ import pytest
 from app.engine.builtin import find_builtin
 from app.engine.commands import validate_command
 from app.engine.package import load_package
-from app.engine.validator import validate_package
-from app.grading.reference import load_cached, store
+from app.engine.validator import ValidationReport, validate_package
+from app.grading.reference import ensure_reference, load_cached
 from app.sandbox.subprocess_runner import SubprocessRunner
 
 LEAKY = Path(__file__).resolve().parents[2] / "app" / "scenarios_builtin" / "leaky-mask"
 
 
+# Every test here validates a package: the solution, the starter and each mutant train.
+pytestmark = pytest.mark.slow
+
+
 @pytest.fixture(scope="module")
 def leaky_report():
-    pkg = find_builtin("leaky-mask")
-    report = validate_package(package=pkg, runner=SubprocessRunner())
-    store(pkg, report)  # later grading tests reuse it through the cache
-    return report
+    """The flagship's validation, through the run's reference cache (grading tests use the same entry)."""
+    return ensure_reference(package=find_builtin("leaky-mask"), runner=SubprocessRunner())
 
 
 def test_leaky_mask_is_valid_with_each_bug_detected(leaky_report):
@@ -39,6 +41,8 @@ def test_leaky_mask_is_valid_with_each_bug_detected(leaky_report):
 def test_validation_report_is_cached_and_round_trips(leaky_report):
     cached = load_cached(find_builtin("leaky-mask"))
     assert cached is not None and cached.summary() == leaky_report.summary()
+    data = leaky_report.to_dict()
+    assert ValidationReport.from_dict(json.loads(json.dumps(data))).to_dict() == data
 
 
 def _package_with(tmp_path: Path, bugs_toml: str) -> Path:

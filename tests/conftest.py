@@ -78,10 +78,29 @@ def _postgres_engine() -> Engine:
 TRAINING_FIXTURES = frozenset({"reference", "runner", "use_subprocess_runner"})
 
 
+@pytest.hookimpl(tryfirst=True)  # before -m selects by the markers
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if TRAINING_FIXTURES.intersection(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
+
+
+class _LongFilesFirst:
+    """Files with long tests first: pytest-xdist hands out whole files in this order, so the longest start
+    early and the short ones fill in around them, instead of one long file finishing the run alone."""
+
+    @pytest.hookimpl(trylast=True)  # after the selection and pytest's own ordering, which a stable sort keeps
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        weight: dict[Path, int] = {}
+        for item in items:
+            heavy = 0 if item.get_closest_marker("slow") or item.get_closest_marker("bwrap") else \
+                1 if item.get_closest_marker("browser") else 2
+            weight[item.path] = min(weight.get(item.path, 2), heavy)
+        items.sort(key=lambda item: weight[item.path])
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.pluginmanager.register(_LongFilesFirst(), "dojo-long-files-first")
 
 
 @pytest.fixture(autouse=True)

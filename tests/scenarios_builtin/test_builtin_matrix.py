@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from app.engine.builtin import find_builtin
-from app.engine.validator import ValidationReport, validate_package
+from app.engine.validator import ValidationReport
+from app.grading.reference import ensure_reference
 from app.sandbox.bwrap_runner import BwrapRunner
 
 # Validated in the real sandbox, as `dojo scenarios validate` does.
@@ -61,15 +62,12 @@ KEY_TESTS: dict[str, dict[str, str]] = {
 SEPARABLE = ("warm-up", "training-wheels", "sampler-says", "deep-end", "attention-zoo", "block-party",
              "label-trouble", "leaky-mask")
 
-_reports: dict[str, ValidationReport] = {}
-
-
 def _report(slug: str) -> ValidationReport:
-    if slug not in _reports:
-        pkg = find_builtin(slug)
-        assert pkg is not None, f"built-in {slug} is missing"
-        _reports[slug] = validate_package(package=pkg, runner=BwrapRunner())
-    return _reports[slug]
+    """The scenario's validation, through the run's reference cache: each built-in's matrix is computed once
+    per test run, here or by a grading test that needed it first (same package and engine, same report)."""
+    pkg = find_builtin(slug)
+    assert pkg is not None, f"built-in {slug} is missing"
+    return ensure_reference(package=pkg, runner=BwrapRunner())
 
 
 @pytest.mark.parametrize("slug", sorted(KEY_TESTS))

@@ -1,10 +1,22 @@
 #!/usr/bin/env bash
-# Set everything up on a fresh Debian/Ubuntu machine and run the whole test suite, linters included.
-# Tests needing PostgreSQL, Redis, bubblewrap or Chromium skip with a reason when those are missing,
-# unless DOJO_REQUIRE_SERVICES=1 (CI), which makes them fail instead.
+# Set everything up on a fresh Debian/Ubuntu machine (packages from requirements-dev.lock) and run the
+# test suite, linters included. Tests needing PostgreSQL, Redis, bubblewrap or Chromium skip with a reason
+# when those are missing, unless DOJO_REQUIRE_SERVICES=1 (CI), which makes them fail instead.
+#
+# Usage: scripts/test.sh [--fast] [pytest arguments ...]
+#   --fast   the subset for editing pages and APIs: no training runs or other long runs (marker slow),
+#            no browser, no sandbox; a couple of minutes instead of the whole suite.
+# The tests run in parallel, one pytest-xdist worker per core; files stay whole on one worker (their
+# module fixtures, live servers among them, start once). `-n 0` among the arguments runs in one process.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh --dev "bwrap:bubblewrap" "chromium:chromium"
+
+select=()
+if [ "${1:-}" = "--fast" ]; then
+  shift
+  select=(-m "not slow and not browser and not bwrap")
+fi
 .venv/bin/ruff check app tests migrations scripts
 .venv/bin/mypy
-exec .venv/bin/pytest "$@"
+exec .venv/bin/pytest -n auto --dist loadfile "${select[@]}" "$@"

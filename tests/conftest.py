@@ -93,8 +93,8 @@ class _LongFilesFirst:
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         weight: dict[Path, int] = {}
         for item in items:
-            heavy = 0 if item.get_closest_marker("slow") or item.get_closest_marker("bwrap") else \
-                1 if item.get_closest_marker("browser") else 2
+            heavy = 0 if item.get_closest_marker("slow") else \
+                1 if item.get_closest_marker("browser") or item.get_closest_marker("bwrap") else 2
             weight[item.path] = min(weight.get(item.path, 2), heavy)
         items.sort(key=lambda item: weight[item.path])
 

@@ -41,9 +41,20 @@ def measure(harness_dir: Path, tmp_path_factory: pytest.TempPathFactory):
         for name, text in files.items():
             (directory / name).write_text(text)
         job = {"files": sorted(files), "probes": probes}
-        return runner._clean(runner.measure(str(directory), str(harness_dir), job))
+        try:
+            return runner._clean(runner.measure(str(directory), str(harness_dir), job))
+        finally:
+            _forget_modules_under(directory)
 
     return run
+
+
+def _forget_modules_under(directory: Path) -> None:
+    """Drop the candidate's modules (model, data, ...) this process imported from `directory`: a pytest-xdist
+    worker runs many files, and tests of servers check that no candidate module was ever imported."""
+    for name, module in list(sys.modules.items()):
+        if str(getattr(module, "__file__", None) or "").startswith(str(directory)):
+            del sys.modules[name]
 
 
 @pytest.fixture(scope="session")

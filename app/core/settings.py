@@ -6,7 +6,7 @@ import secrets
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import model_validator
+from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 MIN_SECRET_KEY_CHARS = 32
@@ -113,6 +113,9 @@ class Settings(BaseSettings):
     # imported; one waiting longer than this is replaced.
     warm_sandboxes: bool = True
     warm_sandbox_max_idle_seconds: float = 1800.0
+    # Niceness of sandboxed candidate code (gradings, scratch and validation runs, warm standbys): batch
+    # work that yields the CPU to the web process's requests. 0 to 19; never above the server's own priority.
+    sandbox_nice: int = Field(default=10, ge=0, le=19)
 
     @property
     def is_production(self) -> bool:

@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from app.core.settings import get_settings
 from app.sandbox import bwrap_command as cmd
 from app.sandbox.job import HarnessJob, HarnessOutcome, Limits
 from app.sandbox.outcome import RunFacts, build_outcome
@@ -248,6 +249,7 @@ def _launch(
             config = {"uid": slot.uid, "gid": slot.uid, "rlimits": table, "binds": staged, "argv": argv}
         else:
             config = {"uid": None, "gid": None, "rlimits": with_nproc_headroom(table), "binds": [], "argv": argv}
+        config["nice"] = get_settings().sandbox_nice  # bwrap and everything in the sandbox inherit it
         enter_argv = [sys.executable, "-I", "-S", "-B", _ENTER, json.dumps(config)]
         pass_fds = list(child_ends)
         ends, child_ends = child_ends, []

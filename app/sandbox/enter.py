@@ -4,7 +4,7 @@ Why: bubblewrap must run unprivileged (so sandboxed processes are never real roo
 some paths it binds (the Python install under /root) are not reachable by that uid. In a private
 mount namespace we bind each source onto a staging mount point the sandbox uid can reach, then
 set rlimits, drop to the sandbox uid and exec bubblewrap. Nothing changes in the host's mounts.
-Input: argv[1] is a JSON object {uid, gid, rlimits: [[res, soft, hard]], binds: [[src, dst]], argv}.
+Input: argv[1] is a JSON object {uid, gid, rlimits: [[res, soft, hard]], binds: [[src, dst]], nice, argv}.
 """
 
 import ctypes
@@ -40,6 +40,10 @@ def main() -> None:
             hard = min(hard, current_hard)
             soft = min(soft, hard)
         resource.setrlimit(which, (soft, hard))
+    # Lower priority than the web process (SANDBOX_NICE), never higher than ours; set before dropping to the
+    # sandbox uid, which then cannot raise it again.
+    nice = config.get("nice", 0)
+    os.setpriority(os.PRIO_PROCESS, 0, max(nice, os.getpriority(os.PRIO_PROCESS, 0)))
     if config["uid"] is not None:
         os.setgroups([])
         os.setresgid(config["gid"], config["gid"], config["gid"])

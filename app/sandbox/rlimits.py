@@ -42,6 +42,12 @@ def apply_rlimits(table: list[tuple[int, int, int]]) -> None:
         resource.setrlimit(which, (soft, hard))
 
 
+def lower_priority(nice: int) -> None:
+    """Run the calling process at niceness `nice`, or stay where it is if that is already lower priority
+    (SANDBOX_NICE: candidate code yields the CPU to the web process's requests)."""
+    os.setpriority(os.PRIO_PROCESS, 0, max(nice, os.getpriority(os.PRIO_PROCESS, 0)))
+
+
 def with_nproc_headroom(table: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
     """RLIMIT_NPROC counts every task of the real uid: when that uid is shared, allow its current tasks too."""
     if os.getuid() == 0:

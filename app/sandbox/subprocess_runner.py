@@ -4,18 +4,26 @@ from __future__ import annotations
 
 import os
 import sys
+from functools import partial
 from pathlib import Path
 
+from app.core.settings import get_settings
 from app.sandbox.job import HarnessJob, HarnessOutcome
 from app.sandbox.outcome import RunFacts, build_outcome
 from app.sandbox.progress import ENV_VAR as PROGRESS_ENV
 from app.sandbox.progress import progress_streams
 from app.sandbox.result_file import read_result_file
-from app.sandbox.rlimits import apply_rlimits, rlimit_table, with_nproc_headroom
+from app.sandbox.rlimits import apply_rlimits, lower_priority, rlimit_table, with_nproc_headroom
 from app.sandbox.supervise import run_supervised
 from app.sandbox.workspace import create_workspace
 
 THREAD_ENV = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+
+
+def _limit_child(table: list[tuple[int, int, int]], nice: int) -> None:
+    """In the child before exec: the run's limits and its lower CPU priority (SANDBOX_NICE)."""
+    apply_rlimits(table)
+    lower_priority(nice)
 
 
 class SubprocessRunner:
@@ -37,6 +45,7 @@ class SubprocessRunner:
             workspace.remove()
             raise
         table = with_nproc_headroom(rlimit_table(limits))
+        nice = get_settings().sandbox_nice
         harness_dir = os.path.realpath(job.harness_dir)
         env = {
             "PATH": "/usr/local/bin:/usr/bin:/bin",
@@ -59,7 +68,7 @@ class SubprocessRunner:
                 cwd=str(workspace.scratch_dir),
                 wall_seconds=limits.wall_seconds,
                 max_output_bytes=limits.max_output_bytes,
-                preexec_fn=lambda: apply_rlimits(table),
+                preexec_fn=partial(_limit_child, table, nice),
                 pass_fds=(progress_write,),
                 close_after_start=(progress_write,),
                 stream_fds=progress_streams(job, progress_read),

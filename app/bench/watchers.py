@@ -6,7 +6,9 @@ a time), polling GET /challenges/{slug}/attempts/{id}/panel as static/js/workspa
 
 - "every-400ms": the page before conditional polling (htmx `every 400ms`): a full panel each time;
 - "backoff": the script's backoff without If-None-Match: 400 ms, x1.5 while the fragment is unchanged
-  (compared as text, as the script does) up to 3 s, back to 400 ms on a change;
+  (compared as text, as the script does) up to 3 s, back to 400 ms on a change; a page whose attempt waits
+  behind others (data-ahead > 0) polls every 2 s or more, up to 6 s, and a change of its "N ahead of yours"
+  alone does not bring it back to 400 ms;
 - "conditional": the same with If-None-Match, the script as shipped: an unchanged panel is a 304.
 
 A page stops polling when its fragment says so (data-poll="no": the verdict and its tips are in).
@@ -38,8 +40,10 @@ from app.core.paths import ROOT_DIR
 # The page as shipped first; the heavier earlier ways after it (each starts once the server has drained).
 MODES = ("conditional", "backoff", "every-400ms")
 MIN_DELAY_S, MAX_DELAY_S, GROWTH = 0.4, 3.0, 1.5  # workspace-panels.js: MIN_DELAY_MS, MAX_DELAY_MS, GROWTH
+WAITING_MIN_DELAY_S, WAITING_MAX_DELAY_S = 2.0, 6.0  # WAITING_MIN_DELAY_MS, WAITING_MAX_DELAY_MS
 WATCHER_EMAIL = "bench-watcher-{n}@example.com"
 _POLL_ATTR = re.compile(rb'data-poll="(yes|no)"')
+_AHEAD_ATTR = re.compile(rb'data-ahead="(\d+)"')
 
 
 @dataclass(frozen=True)
@@ -96,6 +100,28 @@ def create_watchers(count: int, *, env: dict[str, str]) -> list[str]:
 # ---- The watchers (child process) ----
 
 
+def waiting(body: bytes | None) -> bool:
+    """The fragment's attempt waits in the queue behind others (workspace-panels.js: waiting)."""
+    found = _AHEAD_ATTR.search(body) if body else None
+    return found is not None and int(found.group(1)) > 0
+
+
+def grown(delay: float, body: bytes | None) -> float:
+    """The next delay while the panel shows no progress of its own (workspace-panels.js: grow)."""
+    least, most = (WAITING_MIN_DELAY_S, WAITING_MAX_DELAY_S) if waiting(body) else (MIN_DELAY_S, MAX_DELAY_S)
+    return min(most, round(max(least, delay) * GROWTH, 3))
+
+
+def next_delay(delay: float, shown: bytes | None, incoming: bytes) -> float:
+    """The delay after a changed fragment: back to the fastest, unless only its queue position moved."""
+    return grown(delay, incoming) if waiting(shown) and waiting(incoming) else MIN_DELAY_S
+
+
+def scheduled(delay: float, shown: bytes | None) -> float:
+    """How long the page waits before its next poll (workspace-panels.js: schedule, for a visible page)."""
+    return max(WAITING_MIN_DELAY_S, delay) if waiting(shown) else delay
+
+
 async def _http_get(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, head: bytes
                     ) -> tuple[int, dict[str, str], bytes]:  # fmt: skip
     """One GET on a keep-alive connection: status, headers (lower-case names), body."""
@@ -131,7 +157,7 @@ async def _watch(port: int, token: str, path: str, mode: str, window: tuple[floa
     tally.polling += 1
     try:
         while time.monotonic() < window[1]:
-            await asyncio.sleep(delay)
+            await asyncio.sleep(delay if mode == "every-400ms" else scheduled(delay, last_text))
             lines = [f"GET {path} HTTP/1.1", "Host: 127.0.0.1", f"Authorization: Bearer {token}", "HX-Request: true"]
             if cookies:
                 lines.append("Cookie: " + "; ".join(f"{k}={v}" for k, v in cookies.items()))
@@ -159,7 +185,7 @@ async def _watch(port: int, token: str, path: str, mode: str, window: tuple[floa
                     return
                 continue
             if status == 304 or (status == 200 and body == last_text):
-                delay = min(MAX_DELAY_S, round(delay * GROWTH, 3))
+                delay = grown(delay, last_text)
                 continue
             if status != 200:
                 if status >= 500:
@@ -167,7 +193,7 @@ async def _watch(port: int, token: str, path: str, mode: str, window: tuple[floa
                     delay = MAX_DELAY_S
                     continue
                 return
-            etag, last_text, delay = headers.get("etag"), body, MIN_DELAY_S
+            etag, last_text, delay = headers.get("etag"), body, next_delay(delay, last_text, body)
             if b'data-poll="no"' in body:
                 tally.finished += 1
                 return  # the verdict and its tips are in: the page stops polling

@@ -43,6 +43,7 @@ class Progress:
     text: str
     value: int | None = None
     maximum: int | None = None
+    ahead: int | None = None  # queued attempts ahead of this one, while it waits for a grader
 
 
 @dataclass(frozen=True)
@@ -89,7 +90,8 @@ def progress_of(*, session: Session, attempt: Attempt) -> Progress:
     waits_for_reference = (attempt.progress or {}).get("stage") == "reference"
     if attempt.status == AttemptStatus.queued.value and not waits_for_reference:
         ahead = queue_position(session=session, attempt=attempt)
-        return Progress("Waiting for a grader: " + ("yours is next." if ahead == 0 else f"{ahead} ahead of yours."))
+        return Progress("Waiting for a grader: " + ("yours is next." if ahead == 0 else f"{ahead} ahead of yours."),
+                        ahead=ahead)
     report = attempt.progress or {}
     stage = str(report.get("stage", "sandbox"))
     text = STAGES.get(stage, "Grading")

@@ -10,6 +10,10 @@
 //     asked for, and polling then continues from that attempt.
 //   * Polls back off while nothing changes (MIN_DELAY_MS, growing to MAX_DELAY_MS, back to MIN_DELAY_MS on a
 //     change) and send If-None-Match: a 304 changes nothing.
+//   * An attempt waiting behind others (data-ahead > 0) is polled every WAITING_MIN_DELAY_MS or more, growing to
+//     WAITING_MAX_DELAY_MS: another attempt's verdict moves its "N ahead of yours", which is no progress of its
+//     own, so it does not bring the poll back to MIN_DELAY_MS. Being next, starting, a new stage or training step
+//     and the verdict do.
 //   * Each answer names the newest attempt of the area's kinds in the workspace; a newer one than this tab
 //     knows (started in another tab or on another device) is announced with a "Show it" button. Tabs of the
 //     same browser also tell each other at once over a BroadcastChannel.
@@ -18,8 +22,15 @@
 
   var MIN_DELAY_MS = 400;
   var MAX_DELAY_MS = 3000;
+  var WAITING_MIN_DELAY_MS = 2000;
+  var WAITING_MAX_DELAY_MS = 6000;
   var GROWTH = 1.5;
   var KIND_NAMES = { run: "run", submit: "submission", scratch: "scratch run" };
+
+  // The attempt shown waits in the queue behind others (the fragment's data-ahead, see _panel_attrs.html).
+  function waiting(element) {
+    return Boolean(element) && Number(element.dataset.ahead) > 0;
+  }
 
   function fragmentElement(text, id) {
     var template = document.createElement("template");
@@ -131,7 +142,8 @@
   Panel.prototype.schedule = function () {
     var self = this;
     clearTimeout(this.timer);
-    this.timer = setTimeout(function () { self.poll(); }, document.hidden ? MAX_DELAY_MS : this.delay);
+    var delay = Math.max(this.bounds()[0], this.delay);
+    this.timer = setTimeout(function () { self.poll(); }, document.hidden ? Math.max(MAX_DELAY_MS, delay) : delay);
   };
 
   Panel.prototype.stopPolling = function () {
@@ -141,8 +153,18 @@
     this.pollAbort = null;
   };
 
+  // The least and most delay for the attempt shown: one waiting behind others needs no fast polls.
+  Panel.prototype.bounds = function () {
+    return waiting(this.body()) ? [WAITING_MIN_DELAY_MS, WAITING_MAX_DELAY_MS] : [MIN_DELAY_MS, MAX_DELAY_MS];
+  };
+
+  Panel.prototype.grow = function () {
+    var bounds = this.bounds();
+    this.delay = Math.min(bounds[1], Math.round(Math.max(bounds[0], this.delay) * GROWTH));
+  };
+
   Panel.prototype.backOff = function () {
-    this.delay = Math.min(MAX_DELAY_MS, Math.round(this.delay * GROWTH));
+    this.grow();
     this.schedule();
   };
 
@@ -185,7 +207,13 @@
             self.backOff();
             return;
           }
+          var queueMoved = waiting(self.body()) && waiting(incoming);
+          var delay = self.delay;
           self.swap(text);
+          if (queueMoved) {  // only another attempt's verdict moved "N ahead of yours": keep backing off
+            self.delay = delay;
+            self.grow();
+          }
           self.adopt();
         });
       })

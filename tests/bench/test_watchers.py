@@ -17,6 +17,7 @@ from sqlalchemy.orm import sessionmaker
 
 from app.attempts.models import Attempt
 from app.bench import watchers
+from app.bench.http import Client
 from app.coaching.models import CoachingTip
 from app.core.db import make_engine, utcnow
 from app.scenarios.service import slug_of, sync_builtin_scenarios
@@ -85,3 +86,51 @@ def test_a_watching_page_gets_304s_then_the_new_step_then_stops(engine: Engine, 
     assert tally.finished == 1 and tally.polling == 0 and tally.errors == 0
     assert tally.not_modified >= 2  # the unchanged polls were 304s
     assert tally.polls - tally.not_modified >= 3  # the first panel, the new step, the verdict
+
+
+def test_a_page_waiting_behind_others_polls_slowly_until_it_is_next(engine: Engine, served: tuple[int, str]) -> None:
+    """The fragment says how many wait ahead (data-ahead); a change of that alone does not bring the poll back
+    to 400 ms, being next does (the same rule as workspace-panels.js)."""
+    port, token = served
+    factory = sessionmaker(bind=engine)
+    with factory() as session:
+        version = next(v for v in sync_builtin_scenarios(session=session)
+                       if slug_of(session=session, version=v) == "leaky-mask")
+        user = get_by_email(session=session, email=EMAIL)
+        queue = [Attempt(user_id=user.id, scenario_version_id=version.id, kind="submit", status="queued", files={})
+                 for _ in range(3)]
+        session.add_all(queue)
+        session.commit()
+        first, second, mine = (attempt.id for attempt in queue)
+
+    client = Client("127.0.0.1", port, token=token)
+
+    def panel() -> bytes:
+        return client.get(f"/challenges/leaky-mask/attempts/{mine}/panel", extra={"HX-Request": "true"}).body
+
+    def set_status(attempt_id: int, status: str) -> None:
+        with factory() as session:
+            session.execute(update(Attempt).where(Attempt.id == attempt_id).values(status=status))
+            session.commit()
+
+    try:
+        two_ahead = panel()
+        assert b'data-ahead="2"' in two_ahead and b"2 ahead of yours" in two_ahead
+        assert watchers.scheduled(watchers.MIN_DELAY_S, two_ahead) == watchers.WAITING_MIN_DELAY_S
+        set_status(first, "passed")
+        one_ahead = panel()
+        assert b'data-ahead="1"' in one_ahead
+        # Only the queue moved: the delay keeps growing from where it was.
+        assert watchers.next_delay(2.0, two_ahead, one_ahead) == 3.0
+        assert watchers.next_delay(6.0, two_ahead, one_ahead) == watchers.WAITING_MAX_DELAY_S
+        set_status(second, "running")
+        next_up = panel()
+        assert b'data-ahead="0"' in next_up and b"yours is next" in next_up
+        assert watchers.next_delay(6.0, one_ahead, next_up) == watchers.MIN_DELAY_S
+        assert watchers.scheduled(watchers.MIN_DELAY_S, next_up) == watchers.MIN_DELAY_S
+        set_status(mine, "running")
+        running = panel()
+        assert b"data-ahead" not in running
+        assert watchers.grown(3.0, running) == watchers.MAX_DELAY_S  # a running attempt: the usual 3 s at most
+    finally:
+        client.close()

@@ -163,6 +163,9 @@ async def _watch(port: int, token: str, path: str, mode: str, window: tuple[floa
                 lines.append("Cookie: " + "; ".join(f"{k}={v}" for k, v in cookies.items()))
             if mode == "conditional" and etag:
                 lines.append(f"If-None-Match: {etag}")
+            if reader.at_eof():  # the server closed the idle keep-alive connection (5 s): a browser opens another
+                writer.close()
+                reader, writer = await asyncio.open_connection("127.0.0.1", port)
             try:
                 status, headers, body = await _http_get(reader, writer, ("\r\n".join(lines) + "\r\n\r\n").encode())
             except (OSError, asyncio.IncompleteReadError, ValueError, IndexError):

@@ -7,8 +7,8 @@ a time), polling GET /challenges/{slug}/attempts/{id}/panel as static/js/workspa
 - "every-400ms": the page before conditional polling (htmx `every 400ms`): a full panel each time;
 - "backoff": the script's backoff without If-None-Match: 400 ms, x1.5 while the fragment is unchanged
   (compared as text, as the script does) up to 3 s, back to 400 ms on a change; a page whose attempt waits
-  behind others (data-ahead > 0) polls every 2 s or more, up to 6 s, and a change of its "N ahead of yours"
-  alone does not bring it back to 400 ms;
+  behind others (data-ahead > 0) polls every 2 s or more, growing up to a second per attempt ahead and at most
+  10 s, and a change of its "N ahead of yours" alone does not bring it back to 400 ms;
 - "conditional": the same with If-None-Match, the script as shipped: an unchanged panel is a 304.
 
 A page stops polling when its fragment says so (data-poll="no": the verdict and its tips are in).
@@ -40,7 +40,8 @@ from app.core.paths import ROOT_DIR
 # The page as shipped first; the heavier earlier ways after it (each starts once the server has drained).
 MODES = ("conditional", "backoff", "every-400ms")
 MIN_DELAY_S, MAX_DELAY_S, GROWTH = 0.4, 3.0, 1.5  # workspace-panels.js: MIN_DELAY_MS, MAX_DELAY_MS, GROWTH
-WAITING_MIN_DELAY_S, WAITING_MAX_DELAY_S = 2.0, 6.0  # WAITING_MIN_DELAY_MS, WAITING_MAX_DELAY_MS
+# WAITING_MIN_DELAY_MS, WAITING_MAX_DELAY_MS, WAITING_DELAY_PER_AHEAD_MS
+WAITING_MIN_DELAY_S, WAITING_MAX_DELAY_S, WAITING_DELAY_PER_AHEAD_S = 2.0, 10.0, 1.0
 WATCHER_EMAIL = "bench-watcher-{n}@example.com"
 _POLL_ATTR = re.compile(rb'data-poll="(yes|no)"')
 _AHEAD_ATTR = re.compile(rb'data-ahead="(\d+)"')
@@ -100,26 +101,35 @@ def create_watchers(count: int, *, env: dict[str, str]) -> list[str]:
 # ---- The watchers (child process) ----
 
 
-def waiting(body: bytes | None) -> bool:
-    """The fragment's attempt waits in the queue behind others (workspace-panels.js: waiting)."""
+def ahead(body: bytes | None) -> int:
+    """How many attempts wait ahead of the fragment's (workspace-panels.js: ahead)."""
     found = _AHEAD_ATTR.search(body) if body else None
-    return found is not None and int(found.group(1)) > 0
+    return int(found.group(1)) if found else 0
+
+
+def bounds(body: bytes | None) -> tuple[float, float]:
+    """The least and most delay between polls of this fragment (workspace-panels.js: bounds)."""
+    waiting = ahead(body)
+    if not waiting:
+        return MIN_DELAY_S, MAX_DELAY_S
+    most = min(WAITING_MAX_DELAY_S, waiting * WAITING_DELAY_PER_AHEAD_S)
+    return WAITING_MIN_DELAY_S, max(WAITING_MIN_DELAY_S, most)
 
 
 def grown(delay: float, body: bytes | None) -> float:
     """The next delay while the panel shows no progress of its own (workspace-panels.js: grow)."""
-    least, most = (WAITING_MIN_DELAY_S, WAITING_MAX_DELAY_S) if waiting(body) else (MIN_DELAY_S, MAX_DELAY_S)
+    least, most = bounds(body)
     return min(most, round(max(least, delay) * GROWTH, 3))
 
 
 def next_delay(delay: float, shown: bytes | None, incoming: bytes) -> float:
     """The delay after a changed fragment: back to the fastest, unless only its queue position moved."""
-    return grown(delay, incoming) if waiting(shown) and waiting(incoming) else MIN_DELAY_S
+    return grown(delay, incoming) if ahead(shown) and ahead(incoming) else MIN_DELAY_S
 
 
 def scheduled(delay: float, shown: bytes | None) -> float:
     """How long the page waits before its next poll (workspace-panels.js: schedule, for a visible page)."""
-    return max(WAITING_MIN_DELAY_S, delay) if waiting(shown) else delay
+    return max(bounds(shown)[0], delay)
 
 
 async def _http_get(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, head: bytes
@@ -139,6 +149,44 @@ async def _http_get(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, 
     return status, headers, body
 
 
+_DROPPED = (OSError, asyncio.IncompleteReadError, ValueError, IndexError)
+
+
+class _Connection:
+    """A page's keep-alive connection, opened again as a browser does: when the server has closed it while idle
+    (uvicorn does after 5 s), and once more when a request on the reused connection met that close."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def get(self, head: bytes) -> tuple[int, dict[str, str], bytes]:
+        fresh = self.reader is None or self.reader.at_eof()
+        if fresh:
+            await self._open()
+        try:
+            return await self._send(head)
+        except _DROPPED:
+            if fresh:
+                raise
+            await self._open()
+            return await self._send(head)
+
+    async def _send(self, head: bytes) -> tuple[int, dict[str, str], bytes]:
+        assert self.reader is not None and self.writer is not None
+        return await _http_get(self.reader, self.writer, head)
+
+    async def _open(self) -> None:
+        self.close()
+        self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+        self.reader = self.writer = None
+
+
 @dataclass
 class _Tally:
     polls: int = 0
@@ -150,7 +198,7 @@ class _Tally:
 
 async def _watch(port: int, token: str, path: str, mode: str, window: tuple[float, float], tally: _Tally) -> None:
     """One page polling its panel until its fragment says stop or the run ends (workspace-panels.js)."""
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    connection = _Connection(port)
     cookies: dict[str, str] = {}
     delay, etag, last_text = MIN_DELAY_S, None, None
     await asyncio.sleep(random.uniform(0, MIN_DELAY_S))  # pages opened at different moments
@@ -163,15 +211,11 @@ async def _watch(port: int, token: str, path: str, mode: str, window: tuple[floa
                 lines.append("Cookie: " + "; ".join(f"{k}={v}" for k, v in cookies.items()))
             if mode == "conditional" and etag:
                 lines.append(f"If-None-Match: {etag}")
-            if reader.at_eof():  # the server closed the idle keep-alive connection (5 s): a browser opens another
-                writer.close()
-                reader, writer = await asyncio.open_connection("127.0.0.1", port)
             try:
-                status, headers, body = await _http_get(reader, writer, ("\r\n".join(lines) + "\r\n\r\n").encode())
-            except (OSError, asyncio.IncompleteReadError, ValueError, IndexError):
+                status, headers, body = await connection.get(("\r\n".join(lines) + "\r\n\r\n").encode())
+            except _DROPPED:
                 tally.errors += 1
-                writer.close()
-                reader, writer = await asyncio.open_connection("127.0.0.1", port)
+                connection.close()
                 delay = MAX_DELAY_S
                 continue
             if window[0] <= time.monotonic() <= window[1]:
@@ -187,6 +231,8 @@ async def _watch(port: int, token: str, path: str, mode: str, window: tuple[floa
                     tally.finished += 1
                     return
                 continue
+            if status == 200:
+                etag = headers.get("etag")  # the script keeps the ETag of every full answer, changed or not
             if status == 304 or (status == 200 and body == last_text):
                 delay = grown(delay, last_text)
                 continue
@@ -196,13 +242,13 @@ async def _watch(port: int, token: str, path: str, mode: str, window: tuple[floa
                     delay = MAX_DELAY_S
                     continue
                 return
-            etag, last_text, delay = headers.get("etag"), body, next_delay(delay, last_text, body)
+            last_text, delay = body, next_delay(delay, last_text, body)
             if b'data-poll="no"' in body:
                 tally.finished += 1
                 return  # the verdict and its tips are in: the page stops polling
     finally:
         tally.polling -= 1
-        writer.close()
+        connection.close()
 
 
 def _watchers_main(port: int, tokens: list[str], paths: list[str], mode: str, window: tuple[float, float],

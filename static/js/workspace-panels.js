@@ -11,9 +11,9 @@
 //   * Polls back off while nothing changes (MIN_DELAY_MS, growing to MAX_DELAY_MS, back to MIN_DELAY_MS on a
 //     change) and send If-None-Match: a 304 changes nothing.
 //   * An attempt waiting behind others (data-ahead > 0) is polled every WAITING_MIN_DELAY_MS or more, growing to
-//     WAITING_MAX_DELAY_MS: another attempt's verdict moves its "N ahead of yours", which is no progress of its
-//     own, so it does not bring the poll back to MIN_DELAY_MS. Being next, starting, a new stage or training step
-//     and the verdict do.
+//     a second per attempt ahead (it cannot start sooner than that) and at most WAITING_MAX_DELAY_MS: another
+//     attempt's verdict moves its "N ahead of yours", which is no progress of its own, so it does not bring the
+//     poll back to MIN_DELAY_MS. Being next, starting, a new stage or training step and the verdict do.
 //   * Each answer names the newest attempt of the area's kinds in the workspace; a newer one than this tab
 //     knows (started in another tab or on another device) is announced with a "Show it" button. Tabs of the
 //     same browser also tell each other at once over a BroadcastChannel.
@@ -23,13 +23,14 @@
   var MIN_DELAY_MS = 400;
   var MAX_DELAY_MS = 3000;
   var WAITING_MIN_DELAY_MS = 2000;
-  var WAITING_MAX_DELAY_MS = 6000;
+  var WAITING_MAX_DELAY_MS = 10000;
+  var WAITING_DELAY_PER_AHEAD_MS = 1000;
   var GROWTH = 1.5;
   var KIND_NAMES = { run: "run", submit: "submission", scratch: "scratch run" };
 
-  // The attempt shown waits in the queue behind others (the fragment's data-ahead, see _panel_attrs.html).
-  function waiting(element) {
-    return Boolean(element) && Number(element.dataset.ahead) > 0;
+  // How many attempts wait ahead of the one shown (the fragment's data-ahead, see _panel_attrs.html).
+  function ahead(element) {
+    return (element && Number(element.dataset.ahead)) || 0;
   }
 
   function fragmentElement(text, id) {
@@ -155,7 +156,10 @@
 
   // The least and most delay for the attempt shown: one waiting behind others needs no fast polls.
   Panel.prototype.bounds = function () {
-    return waiting(this.body()) ? [WAITING_MIN_DELAY_MS, WAITING_MAX_DELAY_MS] : [MIN_DELAY_MS, MAX_DELAY_MS];
+    var waiting = ahead(this.body());
+    if (!waiting) return [MIN_DELAY_MS, MAX_DELAY_MS];
+    var most = Math.min(WAITING_MAX_DELAY_MS, waiting * WAITING_DELAY_PER_AHEAD_MS);
+    return [WAITING_MIN_DELAY_MS, Math.max(WAITING_MIN_DELAY_MS, most)];
   };
 
   Panel.prototype.grow = function () {
@@ -207,7 +211,7 @@
             self.backOff();
             return;
           }
-          var queueMoved = waiting(self.body()) && waiting(incoming);
+          var queueMoved = ahead(self.body()) > 0 && ahead(incoming) > 0;
           var delay = self.delay;
           self.swap(text);
           if (queueMoved) {  // only another attempt's verdict moved "N ahead of yours": keep backing off

@@ -34,10 +34,16 @@ def engine(tmp_path: Path) -> Iterator[Engine]:
 
 
 @pytest.fixture
-def served(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[int, str]]:
+def keep_alive_seconds() -> int:
+    return 5  # uvicorn's default
+
+
+@pytest.fixture
+def served(engine: Engine, monkeypatch: pytest.MonkeyPatch, keep_alive_seconds: int) -> Iterator[tuple[int, str]]:
     """The app on a real port (uvicorn in a thread) and the candidate's bearer token."""
     app, token = app_with_candidate(engine, monkeypatch, email=EMAIL)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="off"))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="off",
+                                           timeout_keep_alive=keep_alive_seconds))  # fmt: skip
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     while not server.started:
@@ -90,7 +96,8 @@ def test_a_watching_page_gets_304s_then_the_new_step_then_stops(engine: Engine, 
 
 def test_a_page_waiting_behind_others_polls_slowly_until_it_is_next(engine: Engine, served: tuple[int, str]) -> None:
     """The fragment says how many wait ahead (data-ahead); a change of that alone does not bring the poll back
-    to 400 ms, being next does (the same rule as workspace-panels.js)."""
+    to 400 ms, and the delay grows to a second per attempt ahead (10 s at most); being next does (the same rule
+    as workspace-panels.js)."""
     port, token = served
     factory = sessionmaker(bind=engine)
     with factory() as session:
@@ -98,39 +105,69 @@ def test_a_page_waiting_behind_others_polls_slowly_until_it_is_next(engine: Engi
                        if slug_of(session=session, version=v) == "leaky-mask")
         user = get_by_email(session=session, email=EMAIL)
         queue = [Attempt(user_id=user.id, scenario_version_id=version.id, kind="submit", status="queued", files={})
-                 for _ in range(3)]
+                 for _ in range(13)]
         session.add_all(queue)
         session.commit()
-        first, second, mine = (attempt.id for attempt in queue)
+        *others, mine = (attempt.id for attempt in queue)
 
     client = Client("127.0.0.1", port, token=token)
 
     def panel() -> bytes:
         return client.get(f"/challenges/leaky-mask/attempts/{mine}/panel", extra={"HX-Request": "true"}).body
 
-    def set_status(attempt_id: int, status: str) -> None:
+    def set_status(ids: list[int], status: str) -> None:
         with factory() as session:
-            session.execute(update(Attempt).where(Attempt.id == attempt_id).values(status=status))
+            session.execute(update(Attempt).where(Attempt.id.in_(ids)).values(status=status))
             session.commit()
 
     try:
-        two_ahead = panel()
-        assert b'data-ahead="2"' in two_ahead and b"2 ahead of yours" in two_ahead
-        assert watchers.scheduled(watchers.MIN_DELAY_S, two_ahead) == watchers.WAITING_MIN_DELAY_S
-        set_status(first, "passed")
+        twelve_ahead = panel()
+        assert b'data-ahead="12"' in twelve_ahead and b"12 ahead of yours" in twelve_ahead
+        assert watchers.scheduled(watchers.MIN_DELAY_S, twelve_ahead) == watchers.WAITING_MIN_DELAY_S
+        set_status(others[:1], "passed")
+        eleven_ahead = panel()
+        assert b'data-ahead="11"' in eleven_ahead
+        # Only the queue moved: the delay keeps growing from where it was, to 10 s at most.
+        assert watchers.next_delay(2.0, twelve_ahead, eleven_ahead) == 3.0
+        assert watchers.next_delay(9.0, twelve_ahead, eleven_ahead) == watchers.WAITING_MAX_DELAY_S
+        set_status(others[1:11], "passed")
         one_ahead = panel()
         assert b'data-ahead="1"' in one_ahead
-        # Only the queue moved: the delay keeps growing from where it was.
-        assert watchers.next_delay(2.0, two_ahead, one_ahead) == 3.0
-        assert watchers.next_delay(6.0, two_ahead, one_ahead) == watchers.WAITING_MAX_DELAY_S
-        set_status(second, "running")
+        assert watchers.next_delay(9.0, eleven_ahead, one_ahead) == watchers.WAITING_MIN_DELAY_S  # nearly its turn
+        set_status(others[11:], "running")
         next_up = panel()
         assert b'data-ahead="0"' in next_up and b"yours is next" in next_up
-        assert watchers.next_delay(6.0, one_ahead, next_up) == watchers.MIN_DELAY_S
+        assert watchers.next_delay(2.0, one_ahead, next_up) == watchers.MIN_DELAY_S
         assert watchers.scheduled(watchers.MIN_DELAY_S, next_up) == watchers.MIN_DELAY_S
-        set_status(mine, "running")
+        set_status([mine], "running")
         running = panel()
         assert b"data-ahead" not in running
         assert watchers.grown(3.0, running) == watchers.MAX_DELAY_S  # a running attempt: the usual 3 s at most
     finally:
         client.close()
+
+
+@pytest.mark.parametrize("keep_alive_seconds", [1])
+def test_a_page_polling_slower_than_the_keep_alive_opens_a_new_connection(engine: Engine,
+                                                                          served: tuple[int, str]) -> None:
+    """The server closes an idle connection before the waiting page's next poll (2 s): the page opens another, as
+    a browser does, rather than failing."""
+    port, token = served
+    factory = sessionmaker(bind=engine)
+    with factory() as session:
+        version = next(v for v in sync_builtin_scenarios(session=session)
+                       if slug_of(session=session, version=v) == "leaky-mask")
+        user = get_by_email(session=session, email=EMAIL)
+        queue = [Attempt(user_id=user.id, scenario_version_id=version.id, kind="submit", status="queued", files={})
+                 for _ in range(4)]
+        session.add_all(queue)
+        session.commit()
+        mine = queue[-1].id
+    tally = watchers._Tally()
+    start = time.monotonic()
+    asyncio.run(watchers._watch(port, token, f"/challenges/leaky-mask/attempts/{mine}/panel", "conditional",
+                                (start, start + 7), tally))
+    assert tally.errors == 0
+    # Every poll after the first found its connection closed; the ETag of the answer that set the session
+    # cookie is kept, so the unchanged panel is a 304.
+    assert tally.polls >= 3 and tally.not_modified >= 1

@@ -54,18 +54,23 @@ def served(engine: Engine, monkeypatch: pytest.MonkeyPatch, keep_alive_seconds: 
     thread.join(timeout=10)
 
 
-def test_a_watching_page_gets_304s_then_the_new_step_then_stops(engine: Engine, served: tuple[int, str]) -> None:
-    port, token = served
-    factory = sessionmaker(bind=engine)
-    with factory() as session:
+def _add_attempts(engine: Engine, count: int, **values: object) -> list[int]:
+    """`count` submissions of the candidate on leaky-mask, with these column values; their ids, oldest first."""
+    with sessionmaker(bind=engine)() as session:
         version = next(v for v in sync_builtin_scenarios(session=session)
                        if slug_of(session=session, version=v) == "leaky-mask")
         user = get_by_email(session=session, email=EMAIL)
-        attempt = Attempt(user_id=user.id, scenario_version_id=version.id, kind="submit", status="running",
-                          files={}, progress={"stage": "training", "k": 10, "n": 200})
-        session.add(attempt)
+        added = [Attempt(user_id=user.id, scenario_version_id=version.id, kind="submit", files={}, **values)
+                 for _ in range(count)]
+        session.add_all(added)
         session.commit()
-        attempt_id = attempt.id
+        return [attempt.id for attempt in added]
+
+
+def test_a_watching_page_gets_304s_then_the_new_step_then_stops(engine: Engine, served: tuple[int, str]) -> None:
+    port, token = served
+    factory = sessionmaker(bind=engine)
+    [attempt_id] = _add_attempts(engine, 1, status="running", progress={"stage": "training", "k": 10, "n": 200})
 
     def grading_moves_on() -> None:
         time.sleep(1.5)  # a few unchanged polls first
@@ -100,15 +105,7 @@ def test_a_page_waiting_behind_others_polls_slowly_until_it_is_next(engine: Engi
     as workspace-panels.js)."""
     port, token = served
     factory = sessionmaker(bind=engine)
-    with factory() as session:
-        version = next(v for v in sync_builtin_scenarios(session=session)
-                       if slug_of(session=session, version=v) == "leaky-mask")
-        user = get_by_email(session=session, email=EMAIL)
-        queue = [Attempt(user_id=user.id, scenario_version_id=version.id, kind="submit", status="queued", files={})
-                 for _ in range(13)]
-        session.add_all(queue)
-        session.commit()
-        *others, mine = (attempt.id for attempt in queue)
+    *others, mine = _add_attempts(engine, 13, status="queued")
 
     client = Client("127.0.0.1", port, token=token)
 
@@ -153,16 +150,7 @@ def test_a_page_polling_slower_than_the_keep_alive_opens_a_new_connection(engine
     """The server closes an idle connection before the waiting page's next poll (2 s): the page opens another, as
     a browser does, rather than failing."""
     port, token = served
-    factory = sessionmaker(bind=engine)
-    with factory() as session:
-        version = next(v for v in sync_builtin_scenarios(session=session)
-                       if slug_of(session=session, version=v) == "leaky-mask")
-        user = get_by_email(session=session, email=EMAIL)
-        queue = [Attempt(user_id=user.id, scenario_version_id=version.id, kind="submit", status="queued", files={})
-                 for _ in range(4)]
-        session.add_all(queue)
-        session.commit()
-        mine = queue[-1].id
+    *_, mine = _add_attempts(engine, 4, status="queued")
     tally = watchers._Tally()
     start = time.monotonic()
     asyncio.run(watchers._watch(port, token, f"/challenges/leaky-mask/attempts/{mine}/panel", "conditional",

@@ -11,9 +11,10 @@
 //   * Polls back off while nothing changes (MIN_DELAY_MS, growing to MAX_DELAY_MS, back to MIN_DELAY_MS on a
 //     change) and send If-None-Match: a 304 changes nothing.
 //   * An attempt waiting behind others (data-ahead > 0) is polled every WAITING_MIN_DELAY_MS or more, growing to
-//     a second per attempt ahead (it cannot start sooner than that) and at most WAITING_MAX_DELAY_MS: another
-//     attempt's verdict moves its "N ahead of yours", which is no progress of its own, so it does not bring the
-//     poll back to MIN_DELAY_MS. Being next, starting, a new stage or training step and the verdict do.
+//     a second per attempt ahead (with two graders a place takes about that or more) and at most
+//     WAITING_MAX_DELAY_MS: another attempt's verdict moves its "N ahead of yours", which is no progress of its
+//     own, so it does not bring the poll back to MIN_DELAY_MS. Being next, starting, a new stage or training
+//     step and the verdict do.
 //   * Each answer names the newest attempt of the area's kinds in the workspace; a newer one than this tab
 //     knows (started in another tab or on another device) is announced with a "Show it" button. Tabs of the
 //     same browser also tell each other at once over a BroadcastChannel.

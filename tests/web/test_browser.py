@@ -106,6 +106,8 @@ def test_interviewer_invites_and_the_candidate_joins(browser: object, page: obje
 
 
 def test_admin_changes_a_role_with_htmx(page: object, server: LiveServer) -> None:
+    # Each wait reads the option the server marked `selected` in the swapped row: the select's value
+    # changes in the browser at once, so waiting on it let the second change race the first answer.
     _sign_in(page, server, server.users["admin"], server.password)
     page.goto(f"{server.url}/admin/users")  # type: ignore[attr-defined]
     row = page.locator("tr", has_text=server.users["candidate"])  # type: ignore[attr-defined]
@@ -113,7 +115,7 @@ def test_admin_changes_a_role_with_htmx(page: object, server: LiveServer) -> Non
     row.get_by_role("button", name="Save role").click()
     page.wait_for_function(  # type: ignore[attr-defined]
         "email => [...document.querySelectorAll('tr')].some(r => r.textContent.includes(email)"
-        " && r.querySelector('select').value === 'interviewer')",
+        " && r.querySelector('option[selected]').value === 'interviewer')",
         arg=server.users["candidate"],
     )
     assert page.url == f"{server.url}/admin/users"  # type: ignore[attr-defined]  # swapped in place, no navigation
@@ -121,7 +123,7 @@ def test_admin_changes_a_role_with_htmx(page: object, server: LiveServer) -> Non
     row.get_by_role("button", name="Save role").click()
     page.wait_for_function(  # type: ignore[attr-defined]
         "email => [...document.querySelectorAll('tr')].some(r => r.textContent.includes(email)"
-        " && r.querySelector('select').value === 'candidate')",
+        " && r.querySelector('option[selected]').value === 'candidate')",
         arg=server.users["candidate"],
     )
 

@@ -12,6 +12,7 @@ from typing import Any
 from app.engine.edits import Edit, apply_edits, edits_from_diff
 from app.engine.errors import PackageError
 from app.engine.fields import TomlFields, bug_line
+from app.engine.zipimport import MAX_ZIP_BYTES, read_package_zip
 
 COMPONENTS = ("loss", "positional", "attention", "general", "training", "generation")
 DIFFICULTIES = ("easy", "medium", "hard")
@@ -181,8 +182,6 @@ def load_package(path: str | Path) -> ScenarioPackage:
     """Load a package directory (or a .zip file)."""
     path = Path(path)
     if path.is_file() and path.suffix == ".zip":
-        from app.engine.zipimport import load_zip
-
         return load_zip(path.read_bytes())
     if not (path / "scenario.toml").is_file():
         raise PackageError(f"{path}: not a scenario package (scenario.toml is missing)")
@@ -205,8 +204,7 @@ def _read_text(path: Path, name: str) -> str:
         raise PackageError(f"{name}: not valid UTF-8 text") from None
 
 
-def load_zip(data: bytes) -> ScenarioPackage:
-    """Load a zipped package (see app.engine.zipimport for the safety rules)."""
-    from app.engine.zipimport import load_zip as _load_zip
-
-    return _load_zip(data)
+def load_zip(data: bytes, *, max_zip_bytes: int = MAX_ZIP_BYTES) -> ScenarioPackage:
+    """Check and parse a zipped package (app.engine.zipimport has the safety rules); `max_zip_bytes`
+    bounds the archive and, separately, its unpacked content."""
+    return parse_package(read_package_zip(data, max_zip_bytes=max_zip_bytes))

@@ -125,10 +125,9 @@ def read_zip_files(data: bytes, *, max_zip_bytes: int = MAX_ZIP_BYTES) -> dict[s
     return files
 
 
-def load_zip(data: bytes, *, max_zip_bytes: int = MAX_ZIP_BYTES):  # -> ScenarioPackage (no import cycle)
-    """Check and parse a zipped package."""
-    from app.engine.package import parse_package
-
+def read_package_zip(data: bytes, *, max_zip_bytes: int = MAX_ZIP_BYTES) -> dict[str, str]:
+    """The files of a zipped package, checked to be only scenario.toml, brief.md and solution/*.py
+    (app.engine.package.load_zip parses them)."""
     files = read_zip_files(data, max_zip_bytes=max_zip_bytes)
     unexpected = [p for p in files if p not in ("scenario.toml", "brief.md") and not p.startswith("solution/")]
     if unexpected:
@@ -137,4 +136,4 @@ def load_zip(data: bytes, *, max_zip_bytes: int = MAX_ZIP_BYTES):  # -> Scenario
     nested = [p for p in files if p.startswith("solution/") and p.count("/") > 1]
     if nested:
         raise PackageError(f"{nested[0]}: solution/ must not contain folders")
-    return parse_package(files)
+    return files

@@ -12,8 +12,7 @@ from app.audit import service as audit
 from app.auth.deps import AdminUser, SessionDep
 from app.core.settings import get_settings
 from app.engine.errors import PackageError
-from app.engine.package import ScenarioPackage
-from app.engine.zipimport import load_zip
+from app.engine.package import ScenarioPackage, load_zip
 from app.scenarios import authoring, jobs, rejudge, validation
 from app.scenarios.export import package_zip
 from app.scenarios.models import ScenarioVersion

@@ -10,7 +10,7 @@ from app.audit.models import AuditEvent
 from app.core.db import new_session
 from app.dispatch.jobs import grade_attempt
 from app.engine.builtin import find_builtin
-from app.engine.zipimport import load_zip
+from app.engine.package import load_zip
 from app.scenarios.export import package_files
 from scenarios.api_support import app_client, bearer, tiny_zip, zip_of  # noqa: F401
 from scenarios.jobs_support import run_queued_tasks

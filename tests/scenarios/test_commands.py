@@ -10,8 +10,7 @@ from sqlalchemy import select
 
 from app.cli import main
 from app.core.db import new_session
-from app.engine.package import load_package
-from app.engine.zipimport import load_zip
+from app.engine.package import load_package, load_zip
 from app.scenarios.export import package_files
 from app.scenarios.models import Scenario, ScenarioVersion
 from scenarios.api_support import tiny_zip

@@ -192,6 +192,41 @@ def secret_key_problem(key: str) -> str | None:
     return None
 
 
+class LiveSettings(BaseSettings):
+    """Settings read afresh at every use, never cached: ones a process changes for itself after start-up
+    (`dojo bench` points DOJO_DATA_DIR at its own work directory before it grades) or a test changes
+    within one process (the sandbox's bubblewrap, uid range and unsafe flag, the Celery queue).
+    Reading them costs about a millisecond; each is read once per run, job or command. An empty
+    variable means its default, as it always has for these."""
+
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore", env_ignore_empty=True)
+
+    # The data directory the harness bundles and reference files are cached in (Settings has the same).
+    dojo_data_dir: Path = Path("./var")
+    # The sandbox host (app/sandbox/host.py): bubblewrap's path (empty: found on PATH, else /usr/bin/bwrap);
+    # the first of the dedicated uids sandboxed processes run as when the service runs as root (nothing
+    # else may use the range); where the locks of those uids live.
+    dojo_bwrap: str = ""
+    dojo_sandbox_uid_base: int = 64000
+    dojo_sandbox_state_dir: Path = Path("/run/dojo-sandbox")
+    # Exactly "1" lets candidate code run in a plain subprocess where bubblewrap cannot (development only).
+    dojo_unsafe_subprocess: str = ""
+    # The Celery queue gradings go to (per deployment, and per test run so runs never share one).
+    dojo_queue: str = ""
+    # Where `dojo serve` listens by default, and the address `dojo` prints for signing in.
+    dojo_host: str = "127.0.0.1"
+    dojo_port: int = 8000
+
+    @property
+    def unsafe_subprocess(self) -> bool:
+        return self.dojo_unsafe_subprocess.strip() == "1"
+
+
+def live_settings() -> LiveSettings:
+    """The settings that must follow the environment as it is now (see LiveSettings)."""
+    return LiveSettings()
+
+
 @lru_cache
 def get_settings() -> Settings:
     """The process-wide settings (tests clear the cache after changing the environment)."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import os
 
 from app.sandbox.job import Runner
 
@@ -30,7 +29,9 @@ def unsafe_mode_active() -> bool:
 
 
 def _unsafe_flag_set() -> bool:
-    return os.environ.get(UNSAFE_FLAG, "").strip() == "1"
+    from app.core.settings import live_settings
+
+    return live_settings().unsafe_subprocess
 
 
 def get_runner() -> Runner:

@@ -7,8 +7,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from app.sandbox import protocol
 from app.sandbox.job import Limits
-from app.sandbox.progress import ENV_VAR as PROGRESS_ENV
 
 # Paths inside the sandbox.
 CANDIDATE_DIR = "/dojo/candidate"
@@ -91,13 +91,13 @@ def build_bwrap_argv(
         "OMP_NUM_THREADS": "1",
         "MKL_NUM_THREADS": "1",
         "OPENBLAS_NUM_THREADS": "1",
-        "DOJO_CANDIDATE_DIR": CANDIDATE_DIR,
-        "DOJO_HARNESS_DIR": HARNESS_DIR,
-        "DOJO_INPUT": INPUT_FILE,
-        "DOJO_OUT": OUT_DIR,
+        protocol.CANDIDATE_DIR_VAR: CANDIDATE_DIR,
+        protocol.HARNESS_DIR_VAR: HARNESS_DIR,
+        protocol.INPUT_VAR: INPUT_FILE,
+        protocol.OUT_VAR: OUT_DIR,
     }
     if progress_fd is not None:
-        env[PROGRESS_ENV] = str(progress_fd)
+        env[protocol.PROGRESS_FD_VAR] = str(progress_fd)
     argv.append("--clearenv")
     for key, value in env.items():
         argv += ["--setenv", key, value]

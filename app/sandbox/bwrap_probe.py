@@ -4,28 +4,14 @@ from __future__ import annotations
 
 import functools
 import os
-import shutil
 import tempfile
 from pathlib import Path
 
-BWRAP_ENV = "DOJO_BWRAP"
-DEFAULT_BWRAP = "/usr/bin/bwrap"
-# When the service runs as root, sandboxed processes run as uid base + slot instead.
-SANDBOX_UID_BASE = 64000
-UID_BASE_ENV = "DOJO_SANDBOX_UID_BASE"
+from app.sandbox.host import bwrap_path
+from app.sandbox.protocol import OUT_VAR
 
-
-def sandbox_uid_base() -> int:
-    """First sandbox uid (DOJO_SANDBOX_UID_BASE overrides 64000); nothing else may use the range."""
-    return int(os.environ.get(UID_BASE_ENV) or SANDBOX_UID_BASE)
-
-
-def bwrap_path() -> str:
-    """Path of the bubblewrap binary (DOJO_BWRAP overrides the default)."""
-    return os.environ.get(BWRAP_ENV) or shutil.which("bwrap") or DEFAULT_BWRAP
-
-
-_PROBE_HARNESS = "import os\nopen(os.path.join(os.environ['DOJO_OUT'], 'result.json'), 'w').write('{\"probe\": 1}')\n"
+_PROBE_HARNESS = (f"import os\nopen(os.path.join(os.environ['{OUT_VAR}'], 'result.json'), 'w')"
+                  ".write('{\"probe\": 1}')\n")
 
 
 @functools.lru_cache(maxsize=1)

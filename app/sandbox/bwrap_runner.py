@@ -5,8 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from app.sandbox.bwrap_probe import bwrap_path
 from app.sandbox.bwrap_sandbox import SandboxSpec, start_sandbox
+from app.sandbox.host import bwrap_path
 from app.sandbox.job import HarnessJob, HarnessOutcome
 from app.sandbox.workspace import check_file_names
 

@@ -35,7 +35,7 @@ from app.sandbox.workspace import Workspace, create_workspace
 logger = logging.getLogger(__name__)
 _HERE = Path(__file__).resolve().parent
 _ENTER = str(_HERE / "enter.py")
-_IN_SANDBOX_FILES = ("launcher.py", "result_file.py", "seccomp.py", "standby.py")
+_IN_SANDBOX_FILES = ("launcher.py", "protocol.py", "result_file.py", "seccomp.py", "standby.py")
 _STARTED = b'{"started": true}\n'
 # CPU the standby may use before its job (interpreter start, preloading torch); the job's own
 # allowance starts when the job arrives.

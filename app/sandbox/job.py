@@ -3,14 +3,8 @@
 A runner (plain subprocess for development, bubblewrap in production) takes a HarnessJob and
 returns a HarnessOutcome; the grader never cares which runner it got.
 
-Inside the run the harness finds everything through environment variables, never fixed paths:
-  DOJO_CANDIDATE_DIR  read-only directory with the candidate's files (model.py, data.py, ...)
-  DOJO_HARNESS_DIR    read-only directory with the trusted harness code and data (entry: main.py)
-  DOJO_INPUT          read-only JSON file: the job's input (what to measure, configs)
-  DOJO_OUT            writable directory; the harness writes result.json there
-  DOJO_PROGRESS_FD    optional: a pipe for progress lines (JSON, one per line; see app/sandbox/progress.py)
-The working directory is a private, writable scratch directory. The runner starts
-`python -I -B $DOJO_HARNESS_DIR/main.py` and reads back $DOJO_OUT/result.json.
+Inside the run the harness finds everything through environment variables, never fixed paths: the
+launcher protocol in app/sandbox/protocol.py.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Runs INSIDE the sandbox as its first process: starts the harness, then reports back on a pipe.
 
-Stdlib only (the app is not visible in the sandbox; result_file.py, seccomp.py and standby.py are
-bound next to this file). argv: STATUS_FD MAX_RESULT_BYTES fork|nofork GO_FD ACK_FD READY_FD PRELOAD.
+Stdlib only (the app is not visible in the sandbox; protocol.py, result_file.py, seccomp.py and
+standby.py are bound next to this file). argv: STATUS_FD MAX_RESULT_BYTES fork|nofork GO_FD ACK_FD READY_FD PRELOAD.
 Protocol on the status fd:
   {"started": true}\\n                       as soon as the launcher runs
   {"rc": int, "cpu": float, "read": str}\\n  after the harness exits; then the raw result bytes.
@@ -19,6 +19,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from protocol import OUT_VAR, PROGRESS_FD_VAR  # noqa: E402
 from result_file import RESULT_NAME, read_capped_file  # noqa: E402
 from seccomp import no_fork_program  # noqa: E402
 
@@ -60,7 +61,7 @@ def main() -> None:
     standby = os.path.join(os.path.dirname(os.path.abspath(__file__)), "standby.py")
     argv = [sys.executable, "-I", "-B", standby, str(go_fd), str(ack_fd), str(ready_fd), preload]
     # The progress pipe (display only) is the one descriptor the harness keeps once it runs.
-    progress = os.environ.get("DOJO_PROGRESS_FD", "")
+    progress = os.environ.get(PROGRESS_FD_VAR, "")
     pass_fds = (go_fd, ack_fd, ready_fd, *((int(progress),) if progress.isdigit() else ()))
     try:
         child = subprocess.Popen(argv, close_fds=True, pass_fds=pass_fds, preexec_fn=preexec)
@@ -71,7 +72,7 @@ def main() -> None:
             os.close(fd)
     rc = child.wait() if child is not None else 127
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    data, reason = read_capped_file(os.environ["DOJO_OUT"], RESULT_NAME, max_bytes=max_result_bytes)
+    data, reason = read_capped_file(os.environ[OUT_VAR], RESULT_NAME, max_bytes=max_result_bytes)
     header = {"rc": rc, "cpu": usage.ru_utime + usage.ru_stime, "read": reason}
     payload = json.dumps(header).encode() + b"\n" + (data or b"")
     view = memoryview(payload)

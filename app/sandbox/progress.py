@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from app.sandbox.job import HarnessJob
 
-ENV_VAR = "DOJO_PROGRESS_FD"
 MAX_LINE_BYTES = 512
 MAX_TOTAL_BYTES = 64 * 1024
 _TEXT_FIELDS = ("stage", "name")

@@ -12,19 +12,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.sandbox.bwrap_probe import sandbox_uid_base
+from app.sandbox.host import sandbox_uid_base, slot_state_dir
 from app.sandbox.procfs import process_statuses, real_uid
 
 SLOT_COUNT = 256
-STATE_DIR_ENV = "DOJO_SANDBOX_STATE_DIR"
 
 
 class NoFreeSlotError(RuntimeError):
     """Every sandbox uid is in use."""
-
-
-def _state_dir() -> Path:
-    return Path(os.environ.get(STATE_DIR_ENV) or "/run/dojo-sandbox")
 
 
 @dataclass(frozen=True)
@@ -41,7 +36,7 @@ def sandbox_uid_slot() -> Iterator[Slot]:
 
     The lock is an flock on a file, so it frees itself if the worker process dies.
     """
-    state = _state_dir()
+    state = slot_state_dir()
     state.mkdir(mode=0o711, parents=True, exist_ok=True)
     os.chmod(state, 0o711)  # traversable (for staging), not listable
     for slot in range(SLOT_COUNT):

@@ -20,6 +20,11 @@ import resource
 import runpy
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from protocol import HARNESS_DIR_VAR  # noqa: E402
+
+del sys.path[0]  # the harness runs with the sys.path it would have had without its neighbours here
+
 
 def _read_all(fd):
     chunks = []  # type: ignore[var-annotated]
@@ -58,7 +63,7 @@ def main():
     used = _limit_cpu_from_now(int(job["cpu_seconds"]), int(job["cpu_grace"]))
     os.write(ack_fd, json.dumps({"accepted": True, "warm_cpu": used}).encode() + b"\n")
     os.close(ack_fd)
-    harness_main = os.path.join(os.environ["DOJO_HARNESS_DIR"], "main.py")
+    harness_main = os.path.join(os.environ[HARNESS_DIR_VAR], "main.py")
     sys.argv = [harness_main]
     runpy.run_path(harness_main, run_name="__main__")
 

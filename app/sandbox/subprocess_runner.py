@@ -8,9 +8,9 @@ from functools import partial
 from pathlib import Path
 
 from app.core.settings import get_settings
+from app.sandbox import protocol
 from app.sandbox.job import HarnessJob, HarnessOutcome
 from app.sandbox.outcome import RunFacts, build_outcome
-from app.sandbox.progress import ENV_VAR as PROGRESS_ENV
 from app.sandbox.progress import progress_streams
 from app.sandbox.result_file import read_result_file
 from app.sandbox.rlimits import apply_rlimits, lower_priority, rlimit_table, with_nproc_headroom
@@ -54,13 +54,13 @@ class SubprocessRunner:
             "LANG": "C.UTF-8",
             "PYTHONHASHSEED": "0",
             **THREAD_ENV,
-            "DOJO_CANDIDATE_DIR": str(workspace.candidate_dir),
-            "DOJO_HARNESS_DIR": harness_dir,
-            "DOJO_INPUT": str(workspace.input_file),
-            "DOJO_OUT": str(workspace.out_dir),
+            protocol.CANDIDATE_DIR_VAR: str(workspace.candidate_dir),
+            protocol.HARNESS_DIR_VAR: harness_dir,
+            protocol.INPUT_VAR: str(workspace.input_file),
+            protocol.OUT_VAR: str(workspace.out_dir),
         }
         progress_read, progress_write = os.pipe()
-        env[PROGRESS_ENV] = str(progress_write)
+        env[protocol.PROGRESS_FD_VAR] = str(progress_write)
         try:
             run = run_supervised(
                 [self.python, "-I", "-B", os.path.join(harness_dir, "main.py")],

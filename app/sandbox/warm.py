@@ -16,9 +16,9 @@ import threading
 import time
 from pathlib import Path
 
-from app.sandbox.bwrap_probe import bwrap_path
 from app.sandbox.bwrap_runner import BwrapRunner
 from app.sandbox.bwrap_sandbox import Sandbox, SandboxSpec, start_sandbox
+from app.sandbox.host import bwrap_path
 from app.sandbox.job import HarnessJob, HarnessOutcome, Limits
 from app.sandbox.workspace import check_file_names
 

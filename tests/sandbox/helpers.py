@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from app.sandbox.bwrap_probe import sandbox_uid_base
+from app.sandbox.host import sandbox_uid_base
 from app.sandbox.job import HarnessJob, HarnessOutcome, Limits
 from app.sandbox.procfs import process_statuses, real_uid
 from app.sandbox.slots import SLOT_COUNT

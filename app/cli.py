@@ -112,7 +112,7 @@ def _worker(args: argparse.Namespace) -> int:
 
 
 def _validate(args: argparse.Namespace) -> int:
-    from app.engine.commands import validate_command
+    from app.grading.commands import validate_command
 
     return _needs_sandbox(lambda: validate_command(args.target, as_json=args.json))
 

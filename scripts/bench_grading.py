@@ -27,8 +27,8 @@ def main() -> int:
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})  # children inherit one core
 
     from app.engine.builtin import find_builtin
+    from app.engine.harness_run import run_harness
     from app.grading.grader import grade_files
-    from app.grading.harness_run import run_harness
     from app.grading.reference import ensure_reference
     from app.sandbox.subprocess_runner import SubprocessRunner
 

@@ -12,14 +12,15 @@ from app.sandbox.job import HarnessJob, Limits, Runner
 def scenario_job(slug: str, *, files: str = "solution", limits: Limits | None = None) -> HarnessJob:
     """The exact job the grader builds for a built-in scenario's solution (or starter)."""
     from app.engine.builtin import find_builtin
-    from app.engine.gpt_v1.bundle import harness_bundle_dir
+    from app.engine.interfaces import get_interface
 
     package = find_builtin(slug)
     if package is None:
         raise ValueError(f"no built-in scenario {slug!r}")
     chosen = package.solution_files if files == "solution" else package.starter_files
     job_input = {"files": list(package.files), "training": dict(package.training)}
-    return HarnessJob(candidate_files=dict(chosen), harness_dir=harness_bundle_dir(), input=job_input,
+    harness_dir = get_interface(package.interface).harness_bundle_dir()
+    return HarnessJob(candidate_files=dict(chosen), harness_dir=harness_dir, input=job_input,
                       limits=limits or Limits(cpu_seconds=300, wall_seconds=600))  # fmt: skip
 
 

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from app.engine.gpt_v1.checks import SPECS
+from app.engine.interfaces import INTERFACES
 
 MIN_LINE_CHARS = 6  # shorter lines ("else:", "x = y") are too common to mean anything
 MIN_FRAGMENT_CHARS = 8
@@ -70,7 +70,8 @@ class LeakGuard:
         return [leak for part in parts for leak in self.leaks(part)]
 
 
-HIDDEN_TEST_IDS = frozenset(test_id.casefold() for test_id, spec in SPECS.items() if not spec.public)
+# Every interface's hidden test ids: a tip never names one, whichever scenario it is about.
+HIDDEN_TEST_IDS = frozenset(test_id.casefold() for i in INTERFACES.values() for test_id in i.hidden_test_ids())
 
 
 def guard_for(package: Any) -> LeakGuard:

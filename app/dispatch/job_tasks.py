@@ -72,7 +72,7 @@ def _execute(*, kind: str, package: dict[str, Any], name: str, attempt_id: int |
 
     pkg = ScenarioPackage.from_dict(package)
     if kind == "validate":
-        from app.grading.harness_run import run_harness
+        from app.engine.harness_run import run_harness
         from app.scenarios.validation import outcome_to_json, task_files
 
         outcome = run_harness(package=pkg, files=task_files(pkg, name), runner=get_runner())

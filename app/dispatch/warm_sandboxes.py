@@ -15,7 +15,7 @@ def start_keeping_warm() -> WarmKeeper | None:
     None (and cold sandboxes, or the refusal to grade, as before) when bubblewrap is not usable here.
     """
     from app.core.settings import get_settings
-    from app.grading.harness_run import configured_limits
+    from app.engine.harness_run import configured_limits
     from app.sandbox import warm
     from app.sandbox.bwrap_probe import bwrap_problem
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from app.engine.errors import PackageError
 from app.engine.package import ScenarioPackage, load_package
 
 BUILTIN_DIR = Path(__file__).resolve().parent.parent / "scenarios_builtin"
@@ -30,3 +31,14 @@ def find_builtin(slug: str) -> ScenarioPackage | None:
         if pkg.slug == slug:
             return pkg
     return None
+
+
+def resolve_package(target: str) -> ScenarioPackage:
+    """A path to a package directory or zip, else a built-in slug (as the command line names one)."""
+    path = Path(target)
+    if path.exists():
+        return load_package(path)
+    pkg = find_builtin(target)
+    if pkg is None:
+        raise PackageError(f"{target}: no such scenario (neither a package path nor a built-in slug)")
+    return pkg

@@ -12,11 +12,11 @@ from typing import Any
 from app.engine.edits import Edit, apply_edits, edits_from_diff
 from app.engine.errors import PackageError
 from app.engine.fields import TomlFields, bug_line
+from app.engine.interfaces import get_interface, interface_names
 from app.engine.zipimport import MAX_ZIP_BYTES, read_package_zip
 
 COMPONENTS = ("loss", "positional", "attention", "general", "training", "generation")
 DIFFICULTIES = ("easy", "medium", "hard")
-INTERFACES = ("gpt-v1",)
 TRAINING_KEYS: dict[str, tuple[type, float, float]] = {  # key: (type, min, max)
     "steps": (int, 10, 2000), "batch_size": (int, 1, 128), "block_size": (int, 4, 128),
     "n_layer": (int, 1, 8), "n_head": (int, 1, 16), "n_embd": (int, 8, 256),
@@ -26,7 +26,6 @@ DEFAULT_TRAINING: dict[str, Any] = {
     "steps": 200, "batch_size": 16, "block_size": 32, "n_layer": 2, "n_head": 4, "n_embd": 48,
     "learning_rate": 3e-3, "seed": 1337,
 }
-ALLOWED_FILES = ("model.py", "data.py", "train.py")
 
 
 @dataclass(frozen=True)
@@ -140,7 +139,9 @@ def parse_package(files: dict[str, str]) -> ScenarioPackage:
         raise PackageError(f"scenario.toml: {exc}") from None
     f = TomlFields(doc, raw)
     solution = {p[len("solution/"):]: t for p, t in files.items() if p.startswith("solution/")}
-    names = f.str_list("files", allowed=ALLOWED_FILES)
+    # The interface (app/engine/interfaces.py) says which candidate files a scenario may list.
+    interface = get_interface(f.choice("interface", interface_names()))
+    names = f.str_list("files", allowed=interface.allowed_files)
     for name in names:
         if name not in solution:
             raise PackageError(f"solution/{name}: file is missing (listed in scenario.toml: files)")
@@ -171,7 +172,7 @@ def parse_package(files: dict[str, str]) -> ScenarioPackage:
         raise PackageError("scenario.toml: bugs[].id: ids must be unique")
     return _finish(ScenarioPackage(
         slug=f.slug("slug"), title=f.string("title"), difficulty=f.choice("difficulty", DIFFICULTIES),
-        summary=f.string("summary"), interface=f.choice("interface", INTERFACES),
+        summary=f.string("summary"), interface=interface.name,
         time_limit_minutes=f.integer("time_limit_minutes", 5, 600), files=tuple(names),
         training=training, questions=questions, bugs=tuple(bugs), brief=files["brief.md"],
         solution_files=solution,

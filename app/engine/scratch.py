@@ -5,8 +5,9 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from app.core.settings import live_settings
 from app.engine.bundle_dir import materialise
-from app.engine.gpt_v1.bundle import CORPUS_FILE, data_dir
+from app.engine.interfaces import Interface
 
 SCRATCH_MAIN = Path(__file__).resolve().parent / "scratch_harness" / "main.py"
 SCHEMA = "dojo.scratch/1"
@@ -30,7 +31,9 @@ print("y[0]:", repr("".join(chars[i] for i in y[0].tolist())))
 '''
 
 
-def scratch_bundle_dir() -> Path:
-    """main.py and corpus.txt, built once per version of the two."""
-    digest = hashlib.sha256(SCRATCH_MAIN.read_bytes() + CORPUS_FILE.read_bytes()).hexdigest()[:16]
-    return materialise(data_dir() / "cache" / "scratch" / digest, {"main.py": SCRATCH_MAIN, "corpus.txt": CORPUS_FILE})
+def scratch_bundle_dir(interface: Interface) -> Path:
+    """main.py and the interface's corpus.txt, built once per version of the two."""
+    corpus = interface.corpus_file
+    digest = hashlib.sha256(SCRATCH_MAIN.read_bytes() + corpus.read_bytes()).hexdigest()[:16]
+    return materialise(live_settings().dojo_data_dir / "cache" / "scratch" / digest,
+                       {"main.py": SCRATCH_MAIN, "corpus.txt": corpus})

@@ -9,12 +9,10 @@ from itertools import combinations
 from typing import Any
 
 from app.engine.edits import apply_edits
-from app.engine.gpt_v1.bundle import engine_fingerprint
-from app.engine.gpt_v1.checks import SPECS, run_checks
-from app.engine.gpt_v1.verdicts import FAILED, NOT_RUN
+from app.engine.harness_run import outcome_error, run_harness
+from app.engine.interfaces import FAILED, NOT_RUN, Interface, get_interface
 from app.engine.kinds import BUG_KINDS
 from app.engine.package import ScenarioPackage
-from app.grading.harness_run import outcome_error, run_harness
 from app.sandbox.job import HarnessOutcome, Runner
 
 MAX_PAIR_RUNS = 4
@@ -38,7 +36,7 @@ class ValidationReport:
     tests: list[str] = field(default_factory=list)
     starter_failing: list[str] = field(default_factory=list)
     reference: dict[str, Any] | None = None
-    engine: str = ""  # engine_fingerprint() of the harness and checks that produced this report
+    engine: str = ""  # the interface's engine_fingerprint() of the harness and checks that produced this report
     # False for the solution's measurements alone (reference_only_report): gradings can check tests
     # against them, but which tests detect which bug is known only once the mutants have run.
     complete: bool = True
@@ -68,8 +66,9 @@ class ValidationReport:
                    reference=d["reference"], engine=d.get("engine", ""), complete=d.get("complete", True))
 
 
-def _failing(result: dict[str, Any], reference: dict[str, Any], files: tuple[str, ...]) -> list[str]:
-    return [v.id for v in run_checks(result, reference, files=files) if v.status == FAILED]
+def _failing(interface: Interface, result: dict[str, Any], reference: dict[str, Any],
+             files: tuple[str, ...]) -> list[str]:
+    return [v.id for v in interface.run_checks(result, reference, files=files) if v.status == FAILED]
 
 
 def _comparable(result: dict[str, Any]) -> str:
@@ -104,16 +103,17 @@ def validate_package(*, package: ScenarioPackage, runner: Runner, workers: int =
 
 def report_from_outcomes(pkg: ScenarioPackage, outcomes: dict[str, HarnessOutcome]) -> ValidationReport:
     """The report (masking pairs aside) from the outcomes of planned_runs()."""
+    interface = get_interface(pkg.interface)
     report = ValidationReport(slug=pkg.slug, version=pkg.version, content_hash=pkg.content_hash,
-                              engine=engine_fingerprint())
+                              engine=interface.engine_fingerprint())
     _check_static(pkg, report)
     err = outcome_error(outcomes["solution"])
     if err:
-        report.problem(f"the solution does not run: {err['kind']}: {err['message']}")
+        report.problem(f"the solution does not run: {err}")
         return report
     ref = outcomes["solution"].result or {}
     report.reference = ref
-    verdicts = run_checks(ref, ref, files=pkg.files)
+    verdicts = interface.run_checks(ref, ref, files=pkg.files)
     report.tests = [v.id for v in verdicts]
     for v in verdicts:
         if v.status in (FAILED, NOT_RUN):
@@ -123,9 +123,9 @@ def report_from_outcomes(pkg: ScenarioPackage, outcomes: dict[str, HarnessOutcom
         report.problem("two runs of the solution gave different measurements (the harness is not deterministic)")
     starter_err = outcome_error(outcomes["starter"])
     if starter_err:
-        report.problem(f"the starter does not run: {starter_err['kind']}: {starter_err['message']}")
+        report.problem(f"the starter does not run: {starter_err}")
     else:
-        report.starter_failing = _failing(outcomes["starter"].result or {}, ref, pkg.files)
+        report.starter_failing = _failing(interface, outcomes["starter"].result or {}, ref, pkg.files)
         if not report.starter_failing:
             report.problem("the full starter passes every test")
     for bug in pkg.bugs:
@@ -135,10 +135,10 @@ def report_from_outcomes(pkg: ScenarioPackage, outcomes: dict[str, HarnessOutcom
         report.bugs.append(entry)
         bug_err = outcome_error(outcome)
         if bug_err:
-            report.problem(f"bug {bug.id}: its mutant does not run ({bug_err['kind']}: {bug_err['message']})")
+            report.problem(f"bug {bug.id}: its mutant does not run ({bug_err})")
             continue
-        entry["detected_by"] = _failing(outcome.result or {}, ref, pkg.files)
-        hidden = [t for t in entry["detected_by"] if not SPECS[t].public]
+        entry["detected_by"] = _failing(interface, outcome.result or {}, ref, pkg.files)
+        hidden = [t for t in entry["detected_by"] if not interface.specs[t].public]
         if not hidden:
             report.problem(f"bug {bug.id}: no hidden test detects it (its mutant passes every hidden test)")
     if not starter_err:
@@ -149,14 +149,15 @@ def report_from_outcomes(pkg: ScenarioPackage, outcomes: dict[str, HarnessOutcom
 def reference_only_report(pkg: ScenarioPackage, solution: HarnessOutcome) -> ValidationReport:
     """The solution's measurements alone (one run), before the matrix: `complete` is False and each
     bug's `detected_by` is empty until the full validation replaces this report."""
+    interface = get_interface(pkg.interface)
     report = ValidationReport(slug=pkg.slug, version=pkg.version, content_hash=pkg.content_hash,
-                              engine=engine_fingerprint(), complete=False)
+                              engine=interface.engine_fingerprint(), complete=False)
     err = outcome_error(solution)
     if err:
-        report.problem(f"the solution does not run: {err['kind']}: {err['message']}")
+        report.problem(f"the solution does not run: {err}")
         return report
     report.reference = solution.result or {}
-    report.tests = [v.id for v in run_checks(report.reference, report.reference, files=pkg.files)]
+    report.tests = [v.id for v in interface.run_checks(report.reference, report.reference, files=pkg.files)]
     report.bugs = [{"id": bug.id, "kind": bug.kind, "component": bug.component, "title": bug.title,
                     "detected_by": []} for bug in pkg.bugs]
     return report
@@ -204,11 +205,11 @@ def add_masking(pkg: ScenarioPackage, report: ValidationReport,
     """Record each pair whose two bugs together pass a test both fail alone (or fail nothing)."""
     ref = report.reference or {}
     det = {e["id"]: set(e["detected_by"]) for e in report.bugs}
-    files = pkg.files
+    interface, files = get_interface(pkg.interface), pkg.files
     for (a, b), outcome in outcomes.items():
         if outcome_error(outcome):
             continue
-        failing = set(_failing(outcome.result or {}, ref, files))
+        failing = set(_failing(interface, outcome.result or {}, ref, files))
         hidden = sorted((det[a] & det[b]) - failing)
         if hidden or not failing:
             report.masking.append({"bugs": [a, b], "tests_passing_together": hidden,

@@ -6,12 +6,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from app.engine.gpt_v1.bundle import engine_fingerprint
-from app.engine.gpt_v1.checks import run_checks
+from app.engine.harness_run import outcome_error, run_harness
+from app.engine.interfaces import get_interface
 from app.engine.package import ScenarioPackage
 from app.engine.validator import ValidationReport
 from app.grading import scoring
-from app.grading.harness_run import outcome_error, run_harness
 from app.grading.reference import ensure_reference
 from app.grading.result import BugResult, GradeError, GradeResult, InfluenceMap, TestResult, TrainingSummary
 from app.sandbox.job import Limits, Runner
@@ -116,10 +115,11 @@ def grade_files(*, package: ScenarioPackage, files: dict[str, str], runner: Runn
     """
     report_progress = on_progress or (lambda _progress: None)
     started = time.monotonic()
+    interface = get_interface(package.interface)
     complete = complete_files(package, files)
     if reference is not None and reference.content_hash != package.content_hash:
         raise ValueError("the reference report belongs to a different scenario version")
-    if reference is None or reference.engine != engine_fingerprint():
+    if reference is None or reference.engine != interface.engine_fingerprint():
         report_progress({"stage": "reference"})
         reference = ensure_reference(package=package, runner=runner)
     ref_report = reference
@@ -131,12 +131,12 @@ def grade_files(*, package: ScenarioPackage, files: dict[str, str], runner: Runn
     outcome = run_harness(package=package, files=complete, runner=runner, limits=limits, on_progress=on_progress)
     report_progress({"stage": "checking"})
     error = outcome_error(outcome)
-    report.error = GradeError(**error) if error is not None else None
+    report.error = GradeError(kind=error.kind, message=error.message) if error is not None else None
     if report.error is not None or outcome.result is None:
         report.bugs = _bugs(ref_report, None, report.error)
     else:
         verdicts = [TestResult(**v.to_dict())
-                    for v in run_checks(outcome.result, ref_report.reference, files=package.files)]
+                    for v in interface.run_checks(outcome.result, ref_report.reference, files=package.files)]
         if ref_report.complete:
             report.bugs = _bugs(ref_report, verdicts)
             report.regressions = scoring.regressions(verdicts, ref_report.starter_failing)

@@ -12,8 +12,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from app.core.settings import get_settings
-from app.engine.gpt_v1.bundle import data_dir, engine_fingerprint
+from app.core.settings import get_settings, live_settings
+from app.engine.interfaces import get_interface
 from app.engine.package import ScenarioPackage
 from app.engine.validator import ValidationReport, validate_package
 from app.sandbox.job import Runner
@@ -25,8 +25,8 @@ _locks_guard = threading.Lock()
 def cache_path(package: ScenarioPackage) -> Path:
     """<REFERENCE_CACHE_DIR or DOJO_DATA_DIR/cache/reference>/<content_hash>-<engine fingerprint>.json"""
     configured = get_settings().reference_cache_dir
-    folder = Path(configured) if configured else data_dir() / "cache" / "reference"
-    return folder / f"{package.content_hash}-{engine_fingerprint()}.json"
+    folder = Path(configured) if configured else live_settings().dojo_data_dir / "cache" / "reference"
+    return folder / f"{package.content_hash}-{get_interface(package.interface).engine_fingerprint()}.json"
 
 
 def load_cached(package: ScenarioPackage) -> ValidationReport | None:

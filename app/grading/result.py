@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 Status = Literal["passed", "failed", "error"]
 # A test's verdict: only "failed" is evidence of a bug and only "passed" of its absence. "not_applicable":
 # the test cannot apply to how the code is written; "not_run": something it relies on is missing (an
-# unmet interface item, a crashed training run), said in `reason` (app/engine/gpt_v1/verdicts.py).
+# unmet interface item, a crashed training run), said in `reason` (the verdicts of app/engine/interfaces.py).
 TestStatus = Literal["passed", "failed", "not_applicable", "not_run", ""]
 COMPONENTS = ("loss", "positional", "attention", "general", "training", "generation")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from app.engine.interfaces import get_interface
 from app.engine.package import ScenarioPackage
 from app.engine.scratch import FILE_NAME, SCHEMA, scratch_bundle_dir
 from app.grading.grader import complete_files
@@ -26,8 +27,8 @@ def run_scratch(*, package: ScenarioPackage, files: dict[str, str], runner: Runn
     script = files.get(FILE_NAME, "")
     candidate = complete_files(package, {name: text for name, text in files.items() if name != FILE_NAME})
     candidate[FILE_NAME] = script
-    job = HarnessJob(candidate_files=candidate, harness_dir=scratch_bundle_dir(), input={},
-                     limits=limits or scratch_limits())
+    job = HarnessJob(candidate_files=candidate, harness_dir=scratch_bundle_dir(get_interface(package.interface)),
+                     input={}, limits=limits or scratch_limits())
     outcome = runner.run(job)
     result = outcome.result or {}
     exit_code = result.get("exit_code") if result.get("schema") == SCHEMA else None

@@ -122,7 +122,7 @@ class Sandbox:
         run = supervise(
             self._proc, started=started, wall_seconds=limits.wall_seconds, max_output_bytes=limits.max_output_bytes,
             extra_read_fds=(self._fds["status"], self._fds["ack"]), max_extra_bytes=limits.max_result_bytes + 4096,
-            stream_fds=progress_streams(job, self._fds["progress"]),
+            stream_fds=progress_streams(job.on_progress, self._fds["progress"]),
             clock_fd=self._fds["ack"], clock_wait_seconds=STANDBY_WAIT_SECONDS,
         )  # fmt: skip
         status, ack = run.extra.get(self._fds["status"], b""), run.extra.get(self._fds["ack"], b"")

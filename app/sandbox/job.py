@@ -9,10 +9,12 @@ launcher protocol in app/sandbox/protocol.py.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+if TYPE_CHECKING:
+    from app.sandbox.progress import ProgressCallback
 
 ErrorKind = Literal["timeout", "memory", "output", "syntax", "import", "crash", "sandbox"]
 ERROR_KINDS: tuple[str, ...] = ("timeout", "memory", "output", "syntax", "import", "crash", "sandbox")
@@ -45,7 +47,7 @@ class HarnessJob:
     input: dict[str, Any]
     limits: Limits = field(default_factory=Limits)
     # Called with {stage, name?, k?, n?} as the harness reports progress (display only, never trusted).
-    on_progress: Callable[[dict[str, Any]], None] | None = field(default=None, compare=False)
+    on_progress: ProgressCallback | None = field(default=None, compare=False)
 
 
 @dataclass

@@ -9,10 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from app.sandbox.job import HarnessJob
+from typing import Any
 
 MAX_LINE_BYTES = 512
 MAX_TOTAL_BYTES = 64 * 1024
@@ -20,6 +17,7 @@ _TEXT_FIELDS = ("stage", "name")
 _NUMBER_FIELDS = ("k", "n")
 
 Progress = dict[str, Any]
+ProgressCallback = Callable[[Progress], None]
 
 
 def sanitise(raw: Any) -> Progress | None:
@@ -66,8 +64,8 @@ class ProgressReader:
                 self._report(progress)
 
 
-def progress_streams(job: HarnessJob, read_fd: int) -> dict[int, Callable[[bytes], None]]:
-    """run_supervised's stream_fds for a job: its progress pipe, fed to job.on_progress when set."""
-    if job.on_progress is None:
+def progress_streams(on_progress: ProgressCallback | None, read_fd: int) -> dict[int, Callable[[bytes], None]]:
+    """run_supervised's stream_fds for a job: its progress pipe, fed to the job's on_progress when set."""
+    if on_progress is None:
         return {read_fd: lambda _chunk: None}  # still drained, so the harness never blocks on a full pipe
-    return {read_fd: ProgressReader(job.on_progress).feed}
+    return {read_fd: ProgressReader(on_progress).feed}

@@ -71,7 +71,7 @@ class SubprocessRunner:
                 preexec_fn=partial(_limit_child, table, nice),
                 pass_fds=(progress_write,),
                 close_after_start=(progress_write,),
-                stream_fds=progress_streams(job, progress_read),
+                stream_fds=progress_streams(job.on_progress, progress_read),
             )
             result = read_result_file(workspace.out_dir, max_bytes=limits.max_result_bytes)
         finally:

@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import update
 from sqlalchemy.orm import Session
 
-from app.engine.gpt_v1.bundle import engine_fingerprint
+from app.engine.interfaces import engine_fingerprint, is_current_engine
 from app.engine.package import ScenarioPackage
 from app.engine.validator import ValidationReport
 from app.sandbox.job import Runner
@@ -31,7 +31,7 @@ def current_report(stored: dict[str, Any] | None, package: ScenarioPackage) -> V
     except (KeyError, TypeError, ValueError):
         log.warning("scenario %s: unreadable stored reference; it will be recomputed", package.slug)
         return None
-    if report.content_hash != package.content_hash or report.engine != engine_fingerprint():
+    if report.content_hash != package.content_hash or report.engine != engine_fingerprint(package.interface):
         return None
     if report.reference is None:
         return None
@@ -43,7 +43,7 @@ def has_reference(stored: dict[str, Any] | None, content_hash: str) -> bool:
     (the matrix may still be missing): gradings of the version can start."""
     if not stored:
         return False
-    return stored.get("content_hash") == content_hash and stored.get("engine") == engine_fingerprint() \
+    return stored.get("content_hash") == content_hash and is_current_engine(stored.get("engine")) \
         and stored.get("reference") is not None
 
 

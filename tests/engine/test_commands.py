@@ -6,10 +6,10 @@ import io
 
 import pytest
 
-from app.engine.commands import _print_matrix, resolve_package
+from app.engine.builtin import resolve_package
 from app.engine.errors import PackageError
 from app.engine.validator import ValidationReport
-from app.grading.commands import grade_command
+from app.grading.commands import _print_matrix, grade_command
 
 
 def test_matrix_table_marks_detecting_tests_and_problems():

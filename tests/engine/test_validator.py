@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from app.engine.builtin import find_builtin
-from app.engine.commands import validate_command
 from app.engine.package import load_package
 from app.engine.validator import ValidationReport, validate_package
+from app.grading.commands import validate_command
 from app.grading.reference import ensure_reference, load_cached
 from app.sandbox.subprocess_runner import SubprocessRunner
 

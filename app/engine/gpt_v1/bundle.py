@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import hashlib
-import os
 from pathlib import Path
 
+from app.core.settings import live_settings
 from app.engine.bundle_dir import materialise
 
 HARNESS_SRC = Path(__file__).resolve().parent / "harness"
@@ -27,12 +27,8 @@ def engine_fingerprint() -> str:
     return h.hexdigest()[:16]
 
 
-def data_dir() -> Path:
-    return Path(os.environ.get("DOJO_DATA_DIR", "./var"))
-
-
 def harness_bundle_dir() -> Path:
     """A directory with main.py, dojo_harness/ and corpus.txt, built once per engine fingerprint."""
     sources = {str(src.relative_to(HARNESS_SRC)): src for src in _harness_files()}
     sources["corpus.txt"] = CORPUS_FILE
-    return materialise(data_dir() / "cache" / "harness" / engine_fingerprint(), sources)
+    return materialise(live_settings().dojo_data_dir / "cache" / "harness" / engine_fingerprint(), sources)

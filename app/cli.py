@@ -90,7 +90,10 @@ def _first_admin(args: argparse.Namespace) -> int:
     with new_session() as session:
         created = ensure_first_admin(session=session, email=args.email, credentials_file=credentials_file)
         session.commit()
-    url = f"http://{os.environ.get('DOJO_HOST', '127.0.0.1')}:{os.environ.get('DOJO_PORT', '8000')}/"
+    from app.core.settings import live_settings
+
+    address = live_settings()
+    url = f"http://{address.dojo_host}:{address.dojo_port}/"
     if created or credentials_file.exists():
         print(f"Sign in at {url} as the first admin; the email and password are in {credentials_file.resolve()}:")
         print("  " + credentials_file.read_text().strip().replace("\n", "\n  "))
@@ -162,8 +165,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     serve = sub.add_parser("serve", help="run the web app with local grading workers")
-    serve.add_argument("--host", default=os.environ.get("DOJO_HOST", "127.0.0.1"))
-    serve.add_argument("--port", type=int, default=int(os.environ.get("DOJO_PORT", "8000")))
+    from app.core.settings import live_settings
+
+    address = live_settings()
+    serve.add_argument("--host", default=address.dojo_host)
+    serve.add_argument("--port", type=int, default=address.dojo_port)
     serve.set_defaults(func=_serve)
 
     worker = sub.add_parser("worker", help="run a Celery grading worker (needs BROKER_URL)")

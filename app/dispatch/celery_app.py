@@ -6,17 +6,16 @@ name, the worker registers the task in celery_worker.py.
 
 from __future__ import annotations
 
-import os
 from functools import lru_cache
 
 from celery import Celery
 
-from app.core.settings import get_settings
+from app.core.settings import get_settings, live_settings
 
 TASK_NAME = "dojo.grade_attempt"
 JOB_TASK_NAME = "dojo.run_job_task"  # one validation or rejudge run of a scenario job
 # The queue name can be changed per deployment (and per test run, so runs never share a queue).
-QUEUE_ENV = "DOJO_QUEUE"
+# DOJO_QUEUE, read at each use (app.core.settings.LiveSettings).
 DEFAULT_QUEUE = "dojo-grading"
 SOFT_TIME_LIMIT_SECONDS = 600
 HARD_TIME_LIMIT_SECONDS = 660
@@ -24,7 +23,7 @@ HARD_TIME_LIMIT_SECONDS = 660
 
 def queue_name() -> str:
     """The queue gradings (and reference runs) are sent to; workers consume it first."""
-    return os.environ.get(QUEUE_ENV, "").strip() or DEFAULT_QUEUE
+    return live_settings().dojo_queue.strip() or DEFAULT_QUEUE
 
 
 def background_queue_name() -> str:

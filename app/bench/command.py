@@ -69,7 +69,9 @@ def run_bench(options: BenchOptions, *, say: Callable[[str], None]) -> dict[str,
         raise ValueError(f"no built-in scenario {options.scenario!r}")
     files = dict(package.solution_files)
     work = Path(tempfile.mkdtemp(prefix="dojo-bench-"))
-    os.environ["DOJO_DATA_DIR"] = str(work / "harness")  # this process's harness bundle cache
+    # This process's harness bundle cache: a write to the environment, which the engine reads afresh at each
+    # bundle (app.core.settings.live_settings), so the benchmark never reuses or fills the install's cache.
+    os.environ["DOJO_DATA_DIR"] = str(work / "harness")
     details: dict[str, Any] = {"scenario": options.scenario, "cpus": os.cpu_count(), "load_before": _load()}
 
     say(f"harness runs of {options.scenario}'s solution: plain subprocess and cold sandbox, {options.repeats} each")

@@ -33,7 +33,12 @@ def free_port() -> int:
 
 
 def bench_env(data_dir: Path, **overrides: str) -> dict[str, str]:
-    """The environment of the benchmarked processes: a data directory of their own, no throttling."""
+    """The environment of the benchmarked processes: a data directory of their own, no throttling.
+
+    Not a settings read: the benchmark starts servers and workers as child processes, and their settings
+    are this environment (this process's own, less its test and dojo variables, plus the overrides);
+    the sandbox host's variables pass through so children share its uid range and bubblewrap.
+    """
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "DOJO_", "WARM_"))}
     env.pop("BROKER_URL", None)
     env.pop("DATABASE_URL", None)

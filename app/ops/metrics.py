@@ -133,6 +133,8 @@ def prepare_multiprocess_dir() -> None:
     """Point prometheus-client at a fresh directory before it is imported by the worker's children."""
     import tempfile
 
+    # A write, not a settings read: prometheus-client reads this variable from the environment itself,
+    # in this process and in the children it forks, so it must be in os.environ before they start.
     os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", tempfile.mkdtemp(prefix="dojo-metrics-"))
 
 

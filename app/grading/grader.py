@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from typing import Any
 
 from app.engine.harness_run import outcome_error, run_harness
@@ -14,10 +13,9 @@ from app.grading import scoring
 from app.grading.reference import ensure_reference
 from app.grading.result import BugResult, GradeError, GradeResult, InfluenceMap, TestResult, TrainingSummary
 from app.sandbox.job import Limits, Runner
+from app.sandbox.progress import ProgressCallback
 
 MAX_FILE_BYTES = 256 * 1024
-
-ProgressCallback = Callable[[dict[str, Any]], None]
 
 
 class GradingInputError(ValueError):

@@ -36,7 +36,7 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
     return {
         "proxy_headers": bool(proxies),
         "forwarded_allow_ips": ",".join(proxies) if proxies else "",
-        "log_config": None,  # app.ops.logs configures logging (JSON by default) for uvicorn too
+        "log_config": None,  # app.core.logs configures logging (JSON by default) for uvicorn too
         "access_log": False,  # app.ops.middleware logs each request by route template, never the path
         "server_header": False,
         # h11 refuses a request whose headers pass 16 KB; uvicorn's httptools parser (about 5 % more
@@ -230,8 +230,8 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the `dojo` console script."""
     args = build_parser().parse_args(argv)
     if args.command in ("serve", "worker"):
+        from app.core import logs
         from app.core.settings import get_settings
-        from app.ops import logs
 
         logs.configure(get_settings())
     else:

@@ -180,8 +180,8 @@ def enqueue_after_commit(session: Session, attempt_id: int) -> None:
     fails later (or never happens, the process dying) is found and retried by the sweeper.
     """
     from app.core.db import utcnow
+    from app.core.logs import current_request_id
     from app.dispatch.models import AttemptDispatch
-    from app.ops.logs import current_request_id
 
     # Counted as sent now: a send that fails marks it unsent at once, one that never happens (the
     # process died) makes it due after REDISPATCH_AFTER_SECONDS.

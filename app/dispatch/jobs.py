@@ -19,12 +19,13 @@ from sqlalchemy.orm import Session
 
 import app.models  # noqa: F401  (every table, so foreign keys resolve in a worker process)
 from app.attempts.models import Attempt
+from app.core import logs
 from app.core.db import new_session
 from app.core.settings import get_settings
 from app.dispatch import claims
 from app.dispatch.grading import GradeOutcome, grade, internal_error
 from app.dispatch.models import AttemptDispatch
-from app.ops import logs, metrics
+from app.ops import metrics
 from app.scenarios.models import ScenarioVersion
 
 log = logging.getLogger(__name__)

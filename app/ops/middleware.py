@@ -9,7 +9,8 @@ import time
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.ops import logs, metrics
+from app.core import logs
+from app.ops import metrics
 
 log = logging.getLogger("dojo.access")
 

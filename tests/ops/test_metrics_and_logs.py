@@ -15,12 +15,12 @@ from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy.orm import Session
 from web.support import Account
 
+from app.core import logs
 from app.core.db import new_session
 from app.core.settings import get_settings
 from app.dispatch.grading import GradeOutcome
 from app.dispatch.jobs import grade_attempt
 from app.dispatch.models import AttemptDispatch
-from app.ops import logs
 
 
 def _admin_token(client: TestClient, account: Account) -> dict[str, str]:

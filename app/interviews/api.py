@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Body, Request
 from starlette.responses import Response
@@ -13,14 +13,18 @@ from app.auth.deps import OptionalUser, SessionDep
 from app.auth.login import password_guard
 from app.interviews import access, export, invites, reviews
 from app.interviews import service as interviews_service
-from app.interviews.api_views import interview_view
+from app.interviews.api_views import interview_view, review_out
 from app.interviews.deps import ReviewerUser
 from app.interviews.errors import InterviewError
 from app.interviews.rubric import LEVELS
 from app.interviews.schemas import (
     InterviewCreate,
+    InterviewCreated,
+    InterviewOut,
     InviteRedeem,
+    InviteRedeemed,
     ReviewCreate,
+    ReviewOut,
     RubricCriterion,
     RubricLevel,
     RubricView,
@@ -35,7 +39,7 @@ router = APIRouter(prefix="/api", tags=["interviews"])
 @router.post("/interviews", status_code=201, name="api_create_interview")
 def create_interview(
     body: InterviewCreate, request: Request, user: ReviewerUser, session: SessionDep,
-) -> dict[str, Any]:
+) -> InterviewCreated:
     """Create an interview; the invite link is returned (and emailed when SMTP_URL is set)."""
     version = scenarios_service.get_published(session=session, slug=body.scenario)
     if version is None:
@@ -48,7 +52,7 @@ def create_interview(
     url = str(request.url_for("invite_page", token=token))
     delivery = invites.deliver(session=session, interview=interview, invite_url=url)
     session.commit()
-    return {"id": interview.id, "invite_url": url, "emailed": delivery.emailed, "email_error": delivery.error}
+    return InterviewCreated(id=interview.id, invite_url=url, emailed=delivery.emailed, email_error=delivery.error)
 
 
 @router.get("/interviews.csv", name="api_interviews_csv")
@@ -60,7 +64,7 @@ def interviews_csv(user: ReviewerUser, session: SessionDep) -> Response:
 
 
 @router.get("/interviews/{interview_id}", name="api_read_interview")
-def read_interview(interview_id: RowIdPath, user: ReviewerUser, session: SessionDep) -> dict[str, Any]:
+def read_interview(interview_id: RowIdPath, user: ReviewerUser, session: SessionDep) -> InterviewOut:
     """The interview with its attempts, bug verdicts, reviews and integrity signals."""
     interview = access.visible_interview(session=session, user=user, interview_id=interview_id)
     return interview_view(summarise(session=session, interviews=[interview])[0])
@@ -78,21 +82,21 @@ def read_rubric(_user: ReviewerUser, session: SessionDep) -> RubricView:
 @router.post("/interviews/{interview_id}/reviews", status_code=201, name="api_review_interview")
 def review_interview(
     interview_id: RowIdPath, body: ReviewCreate, user: ReviewerUser, session: SessionDep,
-) -> dict[str, Any]:
+) -> ReviewOut:
     """Save this reviewer's rubric scores, decision and notes (one review per reviewer, updated in place)."""
     interview = access.visible_interview(session=session, user=user, interview_id=interview_id)
     review = reviews.save_review(session=session, interview=interview, reviewer=user, scores=body.rubric,
                                  decision=body.decision, notes=body.notes)
     session.commit()
     saved = reviews.reviews_of(session=session, interview_ids=[interview.id])[interview.id]
-    return next(r.to_api() for r in saved if r.id == review.id)
+    return next(review_out(r) for r in saved if r.id == review.id)
 
 
 @router.post("/invites/{token}", name="api_redeem_invite")
 def redeem_invite(
     token: str, request: Request, session: SessionDep, user: OptionalUser,
     body: Annotated[InviteRedeem | None, Body()] = None,
-) -> dict[str, Any]:
+) -> InviteRedeemed:
     """Redeem an invite once: a password makes a new account, a bearer token uses an existing one."""
     password = body.password if body else None
     guard = None
@@ -109,4 +113,4 @@ def redeem_invite(
         raise
     access_token = tokens.issue_token(session=session, user=candidate)
     session.commit()
-    return {"access_token": access_token, "token_type": "bearer", "interview_id": interview.id}
+    return InviteRedeemed(access_token=access_token, token_type="bearer", interview_id=interview.id)

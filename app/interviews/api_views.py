@@ -3,8 +3,18 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
 
+from app.interviews.reviews import ReviewView
+from app.interviews.schemas import (
+    AttemptOut,
+    BugVerdictOut,
+    EvidenceOut,
+    HintOut,
+    InterviewOut,
+    ReviewOut,
+    SignalOut,
+)
+from app.interviews.signals.model import Signal
 from app.interviews.summary import InterviewSummary
 
 
@@ -14,30 +24,43 @@ def iso(moment: datetime | None) -> str | None:
     return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).isoformat()
 
 
-def interview_view(summary: InterviewSummary) -> dict[str, Any]:
+def review_out(review: ReviewView) -> ReviewOut:
+    return ReviewOut(id=review.id, reviewer=review.reviewer_email, rubric=dict(review.scores),
+                     decision=review.decision, notes=review.notes, updated_at=review.updated_at.isoformat())
+
+
+def signal_out(signal: Signal) -> SignalOut:
+    return SignalOut(kind=signal.kind, title=signal.title, raised=signal.raised, summary=signal.summary,
+                     note=signal.note, evidence=[
+                         EvidenceOut(text=e.text, at_seconds=int(e.at.total_seconds()) if e.at is not None else None,
+                                     file=e.file, line=e.line, code=e.code)
+                         for e in signal.evidence])
+
+
+def interview_view(summary: InterviewSummary) -> InterviewOut:
     record, interview = summary.record, summary.record.interview
-    return {
-        "id": interview.id,
-        "state": summary.state.value,
-        "candidate_email": interview.candidate_email,
-        "scenario": record.slug,
-        "version": record.version.version,
-        "time_limit_minutes": interview.time_limit_minutes,
-        "minutes_used": summary.minutes_used,
-        "invite_expires_at": iso(interview.invite_expires_at),
-        "started_at": iso(interview.started_at),
-        "submitted_at": iso(interview.submitted_at),
-        "revoked_at": iso(interview.revoked_at),
-        "score": summary.score,
-        "attempts": [
-            {"id": e.attempt.id, "kind": e.attempt.kind, "status": e.attempt.status, "score": e.attempt.score,
-             "created_at": iso(e.attempt.created_at),
-             "bugs": [{"id": b.id, "fixed": b.fixed, "verifiable": b.verifiable}
-                      for b in (e.result.bugs if e.result else [])]}
+    return InterviewOut(
+        id=interview.id,
+        state=summary.state.value,
+        candidate_email=interview.candidate_email,
+        scenario=record.slug,
+        version=record.version.version,
+        time_limit_minutes=interview.time_limit_minutes,
+        minutes_used=summary.minutes_used,
+        invite_expires_at=iso(interview.invite_expires_at),
+        started_at=iso(interview.started_at),
+        submitted_at=iso(interview.submitted_at),
+        revoked_at=iso(interview.revoked_at),
+        score=summary.score,
+        attempts=[
+            AttemptOut(id=e.attempt.id, kind=e.attempt.kind, status=e.attempt.status, score=e.attempt.score,
+                       created_at=iso(e.attempt.created_at),
+                       bugs=[BugVerdictOut(id=b.id, fixed=b.fixed, verifiable=b.verifiable)
+                             for b in (e.result.bugs if e.result else [])])
             for e in record.attempts
         ],
-        "hints": [{"bug": h.bug_id, "level": h.level, "revealed_at": iso(h.revealed_at), "cost_points": h.cost_points}
-                  for h in record.hints],
-        "reviews": [r.to_api() for r in summary.reviews],
-        "signals": [s.to_api() for s in summary.signals],
-    }
+        hints=[HintOut(bug=h.bug_id, level=h.level, revealed_at=iso(h.revealed_at), cost_points=h.cost_points)
+               for h in record.hints],
+        reviews=[review_out(r) for r in summary.reviews],
+        signals=[signal_out(s) for s in summary.signals],
+    )

@@ -7,7 +7,9 @@ admins only; nothing here is ever shown to the candidate.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import select
@@ -43,15 +45,11 @@ class ReviewView:
     scores: dict[str, int]
     decision: str
     notes: str
-    updated_at: Any
+    updated_at: datetime
 
     @property
     def decision_label(self) -> str:
         return DECISION_LABELS.get(self.decision, self.decision)
-
-    def to_api(self) -> dict[str, Any]:
-        return {"id": self.id, "reviewer": self.reviewer_email, "rubric": dict(self.scores),
-                "decision": self.decision, "notes": self.notes, "updated_at": self.updated_at.isoformat()}
 
 
 def rubric(*, session: Session) -> list[Criterion]:
@@ -71,7 +69,7 @@ def save_rubric(*, session: Session, criteria: list[dict[str, Any]], by: User) -
     return parsed
 
 
-def _clean_scores(scores: dict[str, Any], criteria: list[Criterion]) -> dict[str, int]:
+def _clean_scores(scores: Mapping[str, object], criteria: list[Criterion]) -> dict[str, int]:
     known = {c.id for c in criteria}
     clean: dict[str, int] = {}
     for key, value in scores.items():
@@ -84,7 +82,7 @@ def _clean_scores(scores: dict[str, Any], criteria: list[Criterion]) -> dict[str
 
 
 def save_review(
-    *, session: Session, interview: Interview, reviewer: User, scores: dict[str, Any], decision: str, notes: str,
+    *, session: Session, interview: Interview, reviewer: User, scores: Mapping[str, object], decision: str, notes: str,
 ) -> Review:
     """Create or update this reviewer's review (flushed, not committed)."""
     clean = _clean_scores(scores, rubric(session=session))

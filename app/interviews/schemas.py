@@ -53,3 +53,94 @@ class RubricView(BaseModel):
     """GET /api/rubric: the criteria reviews are scored against now, in the order the review page shows them."""
 
     criteria: list[RubricCriterion]
+
+
+# Responses. Field order is the JSON's key order; times are ISO 8601 strings made by api_views.iso.
+
+
+class InterviewCreated(BaseModel):
+    """POST /api/interviews: the new interview and its invite (emailed when SMTP_URL is set)."""
+
+    id: int
+    invite_url: str
+    emailed: bool
+    email_error: str | None
+
+
+class InviteRedeemed(BaseModel):
+    """POST /api/invites/{token}: a bearer token for the candidate and the interview it opens."""
+
+    access_token: str
+    token_type: str
+    interview_id: int
+
+
+class BugVerdictOut(BaseModel):
+    id: str
+    fixed: bool
+    verifiable: bool
+
+
+class AttemptOut(BaseModel):
+    id: int
+    kind: str
+    status: str
+    score: float | None
+    created_at: str | None
+    bugs: list[BugVerdictOut]
+
+
+class HintOut(BaseModel):
+    bug: str
+    level: int
+    revealed_at: str | None
+    cost_points: float
+
+
+class ReviewOut(BaseModel):
+    """One reviewer's review; `rubric` holds scores 1-4 by criterion id."""
+
+    id: int
+    reviewer: str
+    rubric: dict[str, int]
+    decision: str
+    notes: str
+    updated_at: str
+
+
+class EvidenceOut(BaseModel):
+    text: str
+    at_seconds: int | None  # since the interview started
+    file: str | None
+    line: int | None
+    code: str | None
+
+
+class SignalOut(BaseModel):
+    kind: str
+    title: str
+    raised: bool
+    summary: str
+    note: str
+    evidence: list[EvidenceOut]
+
+
+class InterviewOut(BaseModel):
+    """GET /api/interviews/{id}: the interview with its attempts, bug verdicts, reviews and signals."""
+
+    id: int
+    state: str
+    candidate_email: str
+    scenario: str
+    version: int
+    time_limit_minutes: int
+    minutes_used: float | None
+    invite_expires_at: str | None
+    started_at: str | None
+    submitted_at: str | None
+    revoked_at: str | None
+    score: float | None
+    attempts: list[AttemptOut]
+    hints: list[HintOut]
+    reviews: list[ReviewOut]
+    signals: list[SignalOut]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any
 
 
 @dataclass(frozen=True)
@@ -15,10 +14,6 @@ class Evidence:
     line: int | None = None
     code: str | None = None
 
-    def to_api(self) -> dict[str, Any]:
-        return {"text": self.text, "at_seconds": int(self.at.total_seconds()) if self.at is not None else None,
-                "file": self.file, "line": self.line, "code": self.code}
-
 
 @dataclass(frozen=True)
 class Signal:
@@ -28,10 +23,6 @@ class Signal:
     summary: str
     note: str = ""
     evidence: list[Evidence] = field(default_factory=list)
-
-    def to_api(self) -> dict[str, Any]:
-        return {"kind": self.kind, "title": self.title, "raised": self.raised, "summary": self.summary,
-                "note": self.note, "evidence": [e.to_api() for e in self.evidence]}
 
 
 def clock(offset: timedelta | None) -> str:

@@ -7,6 +7,7 @@ from typing import Any
 
 from app.engine.builtin import find_builtin
 from app.engine.errors import PackageError
+from app.engine.interfaces import DEFAULT_INTERFACE, get_interface
 from app.engine.package import COMPONENTS, DEFAULT_TRAINING, DIFFICULTIES, TRAINING_KEYS, ScenarioPackage
 
 BLANK_BRIEF = """# A new challenge
@@ -20,12 +21,13 @@ BUG_INDEX = re.compile(r"bugs\[(\d+)\]")
 QUESTION_LINE = re.compile(r"^\s*(?P<id>[a-z0-9][a-z0-9-]{0,62})\s*:\s*(?P<text>\S.*)$")
 
 
-def blank_package(*, slug: str, title: str) -> ScenarioPackage:
-    """The gpt-v1 template: a known-good model.py and data.py, default training, no bugs planted yet."""
-    base = find_builtin("warm-up")
-    assert base is not None, "the warm-up built-in provides the template's known-good code"
+def blank_package(*, slug: str, title: str, interface: str = DEFAULT_INTERFACE) -> ScenarioPackage:
+    """The interface's template: its known-good code, default training, no bugs planted yet."""
+    chosen = get_interface(interface)
+    base = find_builtin(chosen.template_scenario)
+    assert base is not None, f"the {chosen.template_scenario} built-in provides the template's known-good code"
     return ScenarioPackage.from_dict({
-        "slug": slug, "title": title, "difficulty": "medium", "summary": "A new scenario.", "interface": "gpt-v1",
+        "slug": slug, "title": title, "difficulty": "medium", "summary": "A new scenario.", "interface": chosen.name,
         "time_limit_minutes": 45, "files": list(base.files), "training": dict(DEFAULT_TRAINING),
         "questions": BLANK_QUESTIONS, "bugs": [], "brief": BLANK_BRIEF, "solution_files": dict(base.solution_files),
     })
@@ -51,9 +53,9 @@ def questions_text(questions: list[dict[str, str]] | tuple[dict[str, str], ...])
     return "\n".join(f"{q['id']}: {q['text']}" for q in questions)
 
 
-def parse_training(form: dict[str, str]) -> dict[str, Any]:
+def parse_training(form: dict[str, str]) -> dict[str, int | float]:
     """training.<key> fields, each checked against the package format's range."""
-    out: dict[str, Any] = {}
+    out: dict[str, int | float] = {}
     for key, (kind, low, high) in TRAINING_KEYS.items():
         raw = form.get(f"training.{key}", "").strip()
         try:

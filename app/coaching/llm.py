@@ -15,14 +15,12 @@ import re
 import urllib.error
 import urllib.request
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from app.coaching.inputs import CoachingInput
 from app.coaching.tip import Tip
 from app.core.settings import get_settings
 from app.grading.result import COMPONENTS
-
-if TYPE_CHECKING:
-    from app.coaching.service import CoachingInput
 
 log = logging.getLogger(__name__)
 

@@ -1,14 +1,13 @@
 """Coaching an attempt: gather its evidence, write the tips (rules, or a configured model), store them.
 
 The three steps are separate so the worker can call a slow model between a read transaction and a
-short write one (app/dispatch/jobs.py). `tips_of` is what the API, the pages and the interviewer
+short write one (app/attempts/grading_job.py). `tips_of` is what the API, the pages and the interviewer
 review read; its shape is documented there and kept stable.
 """
 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import bindparam, delete, select
@@ -17,10 +16,10 @@ from sqlalchemy.orm import Session, defer
 from app.attempts.models import Attempt
 from app.coaching import llm
 from app.coaching.composer import compose, read_notes
-from app.coaching.evidence import Evidence, ScenarioFacts, cached_facts, evidence_for, facts_for
-from app.coaching.history import History, history_of
+from app.coaching.evidence import ScenarioFacts, cached_facts, evidence_for, facts_for
+from app.coaching.history import history_of
+from app.coaching.inputs import CoachingInput
 from app.coaching.models import AI_NOTICE, CoachingTip, TipRating
-from app.coaching.reading import NoteReading
 from app.coaching.tip import Tip
 from app.grading.result import GradeError, GradeResult
 from app.scenarios.models import ScenarioVersion
@@ -28,17 +27,6 @@ from app.scenarios.models import ScenarioVersion
 log = logging.getLogger(__name__)
 
 COACHED_STATUSES = ("passed", "failed", "error")
-
-
-@dataclass(frozen=True)
-class CoachingInput:
-    """Everything the coach reads about one attempt, gathered in one read."""
-
-    attempt_id: int
-    readings: list[NoteReading]
-    evidence: Evidence
-    history: History | None
-    facts: ScenarioFacts
 
 
 def gather(*, session: Session, attempt_id: int) -> CoachingInput | None:

@@ -14,9 +14,9 @@ from app.attempts.schemas import AttemptCreate, AttemptQueued
 from app.auth.deps import CurrentUser, SessionDep
 from app.core.db import run_read
 from app.core.errors import DojoError
+from app.http.params import RowIdPath
+from app.http.responses import FastJSONResponse
 from app.users.models import User
-from app.web.params import RowIdPath
-from app.web.responses import FastJSONResponse
 
 router = APIRouter(prefix="/api/attempts", tags=["attempts"])
 

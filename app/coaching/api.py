@@ -7,7 +7,7 @@ from pydantic import BaseModel, ConfigDict
 
 from app.auth.deps import CurrentUser, SessionDep
 from app.coaching import ratings
-from app.web.params import RowIdPath
+from app.http.params import RowIdPath
 
 router = APIRouter(prefix="/api/tips", tags=["coaching"])
 

@@ -11,12 +11,12 @@ from starlette.responses import RedirectResponse, Response
 from app.auth.deps import AdminUser, CurrentUser, SessionDep
 from app.coaching import ratings, report, service
 from app.coaching.models import AI_NOTICE
+from app.http.navigation import dashboard_url, safe_next
+from app.http.params import RowIdPath
+from app.http.templating import is_htmx, render
 from app.interviews.models import Interview
 from app.scenarios.models import Scenario
 from app.users.models import Role
-from app.web.navigation import dashboard_url, safe_next
-from app.web.params import RowIdPath
-from app.web.templating import is_htmx, render
 
 router = APIRouter(tags=["pages"], include_in_schema=False)
 

@@ -11,6 +11,7 @@ from starlette.responses import Response
 from app.auth import tokens
 from app.auth.deps import OptionalUser, SessionDep
 from app.auth.login import password_guard
+from app.http.params import RowIdPath
 from app.interviews import access, export, invites, reviews
 from app.interviews import service as interviews_service
 from app.interviews.api_views import interview_view, review_out
@@ -31,7 +32,6 @@ from app.interviews.schemas import (
 )
 from app.interviews.summary import summarise
 from app.scenarios import service as scenarios_service
-from app.web.params import RowIdPath
 
 router = APIRouter(prefix="/api", tags=["interviews"])
 

@@ -11,10 +11,10 @@ from app.auth import revocation, sessions
 from app.auth.deps import CurrentUser, OptionalUser, SessionDep
 from app.auth.login import LoginFailed, authenticate, client_ip, login_limiter, password_guard
 from app.auth.rate_limit import LoginThrottled
+from app.http.navigation import dashboard_url, safe_next
+from app.http.templating import render
 from app.site import service as site
 from app.users import service as users_service
-from app.web.navigation import dashboard_url, safe_next
-from app.web.templating import render
 
 router = APIRouter(tags=["pages"])
 

@@ -10,12 +10,12 @@ from starlette.responses import RedirectResponse, Response
 
 from app.audit import service as audit
 from app.auth.deps import AdminUser, SessionDep
+from app.http.params import RowIdPath
+from app.http.templating import is_htmx, render
 from app.scenarios.models import Scenario, ScenarioVersion
 from app.site import service as site
 from app.users import service as users_service
 from app.users.models import User
-from app.web.params import RowIdPath
-from app.web.templating import is_htmx, render
 
 router = APIRouter(prefix="/admin", tags=["pages"], include_in_schema=False)
 

@@ -7,7 +7,7 @@ from starlette.responses import Response
 
 from app.audit import service as audit
 from app.auth.deps import AdminUser, SessionDep
-from app.web.templating import render
+from app.http.templating import render
 
 router = APIRouter(prefix="/admin/audit", tags=["pages"], include_in_schema=False)
 AREAS = {"": "Everything", "scenario.": "Scenarios", "version.": "Versions", "user.": "Users"}

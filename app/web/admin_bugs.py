@@ -11,10 +11,10 @@ from app.auth.deps import AdminUser, SessionDep
 from app.engine.errors import PackageError
 from app.engine.kinds import BUG_KINDS
 from app.engine.package import COMPONENTS, ScenarioPackage
+from app.http.templating import render
 from app.scenarios import authoring, bug_edits, drafts
 from app.web.admin_scenarios import editor_bundle
 from app.web.admin_versions import load, notice_url
-from app.web.templating import render
 
 router = APIRouter(prefix="/admin/scenarios/{slug}/versions/{number}/bugs", tags=["pages"], include_in_schema=False)
 TEXT_FIELDS = ("id", "kind", "component", "title", "hint1", "hint2", "hint3", "expected", "detect", "fix")

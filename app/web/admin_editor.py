@@ -10,11 +10,11 @@ from starlette.responses import RedirectResponse, Response
 from app.auth.deps import AdminUser, SessionDep
 from app.engine.errors import PackageError
 from app.engine.package import DIFFICULTIES, TRAINING_KEYS, ScenarioPackage
+from app.http.templating import render
 from app.scenarios import authoring, drafts
 from app.web.admin_scenarios import editor_bundle, version_url
 from app.web.admin_versions import load, notice_url
 from app.web.markdown import render_markdown
-from app.web.templating import render
 
 router = APIRouter(prefix="/admin/scenarios/{slug}/versions/{number}", tags=["pages"], include_in_schema=False)
 

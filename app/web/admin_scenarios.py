@@ -12,9 +12,9 @@ from starlette.responses import RedirectResponse, Response
 from app.attempts.models import Attempt
 from app.auth.deps import AdminUser, SessionDep
 from app.engine.errors import PackageError
+from app.http.templating import render
 from app.scenarios import authoring, drafts
 from app.scenarios.models import Scenario, ScenarioVersion
-from app.web.templating import render
 
 router = APIRouter(prefix="/admin/scenarios", tags=["pages"], include_in_schema=False)
 

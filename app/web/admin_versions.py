@@ -13,11 +13,11 @@ from app.attempts.models import Attempt
 from app.audit import service as audit
 from app.auth.deps import AdminUser, SessionDep
 from app.engine.package import ScenarioPackage
+from app.http.templating import render
 from app.scenarios import authoring, jobs, presentation, rejudge, validation
 from app.scenarios.job_models import JobTask
 from app.scenarios.models import Scenario, ScenarioVersion
 from app.web.admin_scenarios import version_url
-from app.web.templating import render
 
 router = APIRouter(prefix="/admin/scenarios/{slug}/versions/{number}", tags=["pages"], include_in_schema=False)
 

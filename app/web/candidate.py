@@ -10,10 +10,10 @@ from starlette.responses import Response
 from app.attempts.models import Attempt
 from app.auth.deps import CurrentUser, SessionDep
 from app.core.db import run_read
+from app.http.templating import render
 from app.scenarios import service as scenarios_service
 from app.scenarios.models import ScenarioVersion
 from app.users.models import User
-from app.web.templating import render
 
 router = APIRouter(tags=["pages"], include_in_schema=False)
 

@@ -8,6 +8,8 @@ from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
 from app.auth.deps import SessionDep
+from app.http.params import RowIdPath
+from app.http.templating import render
 from app.interviews import access
 from app.interviews.deps import ReviewerUser
 from app.interviews.errors import InterviewNotFound
@@ -15,8 +17,6 @@ from app.interviews.models import Interview
 from app.interviews.reviews import DECISION_LABELS
 from app.interviews.summary import InterviewSummary, summarise
 from app.scenarios.models import ScenarioVersion
-from app.web.params import RowIdPath
-from app.web.templating import render
 
 router = APIRouter(prefix="/interviewer/versions", tags=["pages"], include_in_schema=False)
 

@@ -22,9 +22,9 @@ from app.auth.csrf import is_api_path
 from app.auth.deps import SignInRequired
 from app.core.db import new_session
 from app.core.errors import DojoError, InputOutOfRange, ServiceUnavailable
+from app.http.templating import is_htmx, render
 from app.interviews.errors import InvitePending
 from app.users.models import User
-from app.web.templating import is_htmx, render
 
 log = logging.getLogger(__name__)
 

@@ -10,14 +10,14 @@ from sqlalchemy import select
 from starlette.responses import Response
 
 from app.auth.deps import InterviewerUser, SessionDep
+from app.http.params import RowIdForm
+from app.http.templating import is_htmx, render
 from app.interviews import access, invites
 from app.interviews import service as interviews_service
 from app.interviews.state import interview_state
 from app.scenarios import service as scenarios_service
 from app.scenarios.models import ScenarioVersion
 from app.users.models import User
-from app.web.params import RowIdForm
-from app.web.templating import is_htmx, render
 
 router = APIRouter(prefix="/interviewer", tags=["pages"], include_in_schema=False)
 

@@ -15,12 +15,12 @@ from app.auth import sessions
 from app.auth.deps import CurrentUser, OptionalUser, SessionDep
 from app.auth.login import password_guard
 from app.auth.rate_limit import LoginThrottled
+from app.http.params import RowIdPath
+from app.http.templating import render
 from app.interviews import service as interviews_service
 from app.interviews.models import Interview
 from app.scenarios.models import ScenarioVersion
 from app.web.errors import error_page
-from app.web.params import RowIdPath
-from app.web.templating import render
 
 router = APIRouter(prefix="/invite", tags=["pages"], include_in_schema=False)
 

@@ -8,6 +8,8 @@ from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
 from app.auth.deps import SessionDep
+from app.http.params import MAX_ROW_ID, RowIdPath
+from app.http.templating import is_htmx, render
 from app.interviews import access, reviews
 from app.interviews.deps import ReviewerUser
 from app.interviews.playback import build_playback
@@ -16,8 +18,6 @@ from app.interviews.signals.detect import signals_for
 from app.interviews.signals.model import clock
 from app.interviews.state import deadline
 from app.users.models import User
-from app.web.params import MAX_ROW_ID, RowIdPath
-from app.web.templating import is_htmx, render
 from app.workspace import results
 
 router = APIRouter(prefix="/interviewer/interviews", tags=["pages"], include_in_schema=False)

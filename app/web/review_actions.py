@@ -12,13 +12,13 @@ from fastapi import APIRouter, Form, Request
 from starlette.responses import Response
 
 from app.auth.deps import SessionDep
+from app.http.params import RowIdPath
+from app.http.templating import is_htmx
 from app.interviews import access, invites, mail, reviews
 from app.interviews.deps import ReviewerUser
 from app.interviews.errors import InterviewError
 from app.users.models import User
-from app.web.params import RowIdPath
 from app.web.review import render_review, review_context
-from app.web.templating import is_htmx
 
 router = APIRouter(prefix="/interviewer/interviews", tags=["pages"], include_in_schema=False)
 

@@ -8,10 +8,10 @@ from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from app.auth.deps import AdminUser, SessionDep
+from app.http.templating import render
 from app.interviews import reviews
 from app.interviews.errors import InterviewError
 from app.interviews.rubric import DEFAULT_RUBRIC, LEVELS, MAX_CRITERIA, Criterion
-from app.web.templating import render
 
 router = APIRouter(prefix="/admin/rubric", tags=["pages"], include_in_schema=False)
 

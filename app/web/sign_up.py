@@ -16,13 +16,13 @@ from app.auth import sessions
 from app.auth.deps import AdminUser, OptionalUser, SessionDep
 from app.auth.login import password_guard
 from app.auth.rate_limit import LoginThrottled
+from app.http.navigation import dashboard_url
+from app.http.templating import render
 from app.site import service as site
 from app.users import service as users_service
 from app.users.models import Role
 from app.users.passwords import MIN_PASSWORD_LENGTH
 from app.web.errors import error_page
-from app.web.navigation import dashboard_url
-from app.web.templating import render
 
 router = APIRouter(tags=["pages"], include_in_schema=False)
 CLOSED = "Sign-up is switched off on this server. Ask an administrator for an account, or use your interview invite."

@@ -23,10 +23,10 @@ from app.core.db import as_utc, run_read
 from app.core.errors import DojoError
 from app.core.paths import STATIC_DIR
 from app.engine.scratch import FILE_NAME as SCRATCH_FILE
+from app.http.params import MAX_ROW_ID, RowIdPath
+from app.http.templating import render
 from app.users.models import Role, User
 from app.web.markdown import render_markdown
-from app.web.params import MAX_ROW_ID, RowIdPath
-from app.web.templating import render
 from app.workspace import drafts, hints, history
 from app.workspace.context import Workspace, open_interview_workspace, open_workspace
 from app.workspace.results import ResultsView, build_view

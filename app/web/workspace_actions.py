@@ -23,10 +23,10 @@ from app.auth.deps import CurrentUser, SessionDep
 from app.core.db import as_utc
 from app.core.errors import DojoError
 from app.engine.scratch import FILE_NAME as SCRATCH_FILE
+from app.http.params import RowIdPath
+from app.http.templating import is_htmx, render
 from app.interviews import state
 from app.web.limits import CODE_FIELD_PREFIX
-from app.web.params import RowIdPath
-from app.web.templating import is_htmx, render
 from app.web.workspace import PAGE, InterviewQuery, own_attempt, page_context, render_panel, workspace_for
 from app.workspace import drafts, events, hints, history
 from app.workspace.context import Workspace, open_interview_workspace

@@ -11,7 +11,7 @@ from starlette.responses import JSONResponse
 
 from app.core import json_codec
 from app.core.db import make_engine
-from app.web.responses import FastJSONResponse
+from app.http.responses import FastJSONResponse
 
 SAMPLE = {"id": 7, "tests": [{"passed": True, "message": "ünïcode ✓", "loss": 0.1 + 0.2}], "empty": None,
           "nested": {"a": [1, 2.5, "x"]}}  # fmt: skip

@@ -11,8 +11,8 @@ from sqlalchemy.orm import Session
 
 from app.core.db import get_session
 from app.core.settings import get_settings
+from app.http import templating
 from app.users.models import User
-from app.web import templating
 from web.support import Account, csrf_from, page_csrf, sign_in
 
 

@@ -10,8 +10,8 @@ from starlette.requests import Request
 from starlette.routing import NoMatchFound
 
 from app.core.paths import STATIC_DIR
+from app.http.urls import fast_url_for, route_formats
 from app.main import create_app
-from app.web.urls import fast_url_for, route_formats
 
 
 def _request(*, scheme: str = "https", host: bytes = b"dojo.example", root_path: str = "") -> Request:

@@ -14,9 +14,9 @@ from web.support import Account
 from app.attempts.models import Attempt
 from app.coaching.models import AI_NOTICE, CoachingTip
 from app.engine.builtin import find_builtin
+from app.http.templating import templates
 from app.scenarios.models import ScenarioVersion
 from app.scenarios.service import get_published
-from app.web.templating import templates
 from app.workspace.results import build_view
 
 from .helpers import HTMX, graded_result, page_csrf, signed_in, text_of

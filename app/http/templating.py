@@ -13,7 +13,7 @@ from starlette.responses import Response
 
 from app.auth.csrf import csrf_token
 from app.core.paths import TEMPLATES_DIR
-from app.web.urls import fast_url_for
+from app.http.urls import fast_url_for
 
 log = logging.getLogger(__name__)
 

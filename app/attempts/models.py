@@ -44,9 +44,9 @@ class Attempt(Base):
     )
     kind: Mapped[str] = mapped_column(String(8), default=AttemptKind.submit.value)
     status: Mapped[str] = mapped_column(String(16), default=AttemptStatus.queued.value)
-    files: Mapped[dict[str, Any]]
-    notes: Mapped[dict[str, Any]] = mapped_column(default=dict)
-    hints_used: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    files: Mapped[dict[str, str]]  # file name -> text
+    notes: Mapped[dict[str, str]] = mapped_column(default=dict)  # question id -> answer
+    hints_used: Mapped[dict[str, int]] = mapped_column(default=dict)  # bug id -> highest hint level taken
     result: Mapped[dict[str, Any] | None]
     error: Mapped[dict[str, Any] | None]
     score: Mapped[float | None]

@@ -45,7 +45,9 @@ def as_utc(moment: datetime) -> datetime:
 
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
-    type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON, datetime: DateTime(timezone=True)}
+    # JSON columns: precise maps (file name -> text, bug id -> level) where the shape is that simple.
+    type_annotation_map = {dict[str, Any]: JSON, dict[str, str]: JSON, dict[str, int]: JSON, list[Any]: JSON,
+                           datetime: DateTime(timezone=True)}
 
 
 def make_engine(url: str, *, sqlite_savepoints: bool = False) -> Engine:

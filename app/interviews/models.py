@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import enum
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import ForeignKey, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
@@ -65,7 +64,7 @@ class Review(Base):
     interview_id: Mapped[int] = mapped_column(ForeignKey("interviews.id", ondelete="CASCADE"), index=True)
     attempt_id: Mapped[int | None] = mapped_column(ForeignKey("attempts.id", ondelete="SET NULL"))
     reviewer_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
-    rubric_scores: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    rubric_scores: Mapped[dict[str, int]] = mapped_column(default=dict)  # criterion id -> 1..4
     notes: Mapped[str] = mapped_column(Text, default="")
     decision: Mapped[str] = mapped_column(String(20), default=Decision.undecided.value)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -32,8 +32,8 @@ class Draft(Base):
     scenario_version_id: Mapped[int] = mapped_column(ForeignKey("scenario_versions.id", ondelete="CASCADE"))
     interview_id: Mapped[int | None] = mapped_column(ForeignKey("interviews.id", ondelete="CASCADE"), index=True)
     scope: Mapped[str] = mapped_column(String(40), default=PRACTICE)
-    files: Mapped[dict[str, Any]] = mapped_column(default=dict)
-    notes: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    files: Mapped[dict[str, str]] = mapped_column(default=dict)
+    notes: Mapped[dict[str, str]] = mapped_column(default=dict)
     # Bumped by every save; a tab that saves with an older revision is told it is behind.
     revision: Mapped[int] = mapped_column(default=0)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
@@ -49,8 +49,8 @@ class DraftSnapshot(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     draft_id: Mapped[int] = mapped_column(ForeignKey("drafts.id", ondelete="CASCADE"))
     revision: Mapped[int]
-    files: Mapped[dict[str, Any]]
-    notes: Mapped[dict[str, Any]]
+    files: Mapped[dict[str, str]]
+    notes: Mapped[dict[str, str]]
     taken_at: Mapped[datetime] = mapped_column(default=utcnow)
     # The UTF-8 bytes of its files' and notes' text: the per-user cap adds these up without reading the text.
     size_bytes: Mapped[int] = mapped_column(default=0, server_default="0")

@@ -15,7 +15,7 @@ per quarter of the cap, not on every write.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -39,7 +39,7 @@ class SnapshotUsage:
     size_bytes: int
 
 
-def text_bytes(files: dict[str, object], notes: dict[str, object]) -> int:
+def text_bytes(files: Mapping[str, object], notes: Mapping[str, object]) -> int:
     """The UTF-8 bytes of the names and texts of a draft's files and notes."""
     return sum(len(str(key).encode("utf-8", "replace")) + len(str(value).encode("utf-8", "replace"))
                for part in (files, notes) for key, value in part.items())

@@ -7,7 +7,6 @@ guard last (app/coaching/guard.py), so nothing written here or quoted from a not
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 from app.coaching.evidence import Evidence
 from app.coaching.guard import LeakGuard
@@ -33,7 +32,7 @@ FRESH_METHODS = ("perturbation", "oracle-loss", "overfit-one-batch", "gradient-c
                  "unit-test-per-module", "shape-prints", "seeded-sampling")
 
 
-def read_notes(notes: dict[str, Any] | None, question_order: list[str]) -> list[NoteReading]:
+def read_notes(notes: dict[str, str] | None, question_order: list[str]) -> list[NoteReading]:
     """Readings of the non-empty notes, in the scenario's question order (unknown ids last)."""
     filled = {str(k): str(v) for k, v in (notes or {}).items() if str(v or "").strip()}
     ordered = [q for q in question_order if q in filled] + sorted(q for q in filled if q not in question_order)

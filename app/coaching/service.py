@@ -2,13 +2,12 @@
 
 The three steps are separate so the worker can call a slow model between a read transaction and a
 short write one (app/attempts/grading_job.py). `tips_of` is what the API, the pages and the interviewer
-review read; its shape is documented there and kept stable.
+review read; its shape (app/coaching/tip.py: ShownTip) is kept stable.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from sqlalchemy import bindparam, delete, select
 from sqlalchemy.orm import Session, defer
@@ -20,7 +19,7 @@ from app.coaching.evidence import ScenarioFacts, cached_facts, evidence_for, fac
 from app.coaching.history import history_of
 from app.coaching.inputs import CoachingInput
 from app.coaching.models import AI_NOTICE, CoachingTip, TipRating
-from app.coaching.tip import Tip
+from app.coaching.tip import ShownTip, Tip
 from app.grading.result import GradeError, GradeResult
 from app.scenarios.models import ScenarioVersion
 
@@ -96,22 +95,15 @@ _TIPS = (
 )
 
 
-def tips_of(*, session: Session, attempt_id: int) -> list[dict[str, Any]]:
-    """The stored tips of an attempt, in display order, as the API and the pages show them.
-
-    Each tip: `id`; `note` (the question id of the note it answers, or None) and `question` (that
-    question's text); `component` (one of the six, or None); `framing`, `pro_tip`, `steps` (3-5
-    strings), `notice` (the AI notice, verbatim); `source` ("rules" or "llm:<model>"); `rules` (ids
-    of app.coaching.rules.RULES) and `why` (what triggered them); `rating` (the candidate's: True
-    helpful, False not helpful, None not rated).
-    """
+def tips_of(*, session: Session, attempt_id: int) -> list[ShownTip]:
+    """The stored tips of an attempt, in display order, as the API and the pages show them."""
     rows = session.execute(_TIPS, {"attempt_id": attempt_id}).all()
     questions = _question_texts(session=session, attempt_id=attempt_id) if any(r.note for r in rows) else {}
     return [
-        {"id": r.id, "note": r.note, "question": questions.get(r.note) if r.note else None,
-         "component": r.component, "framing": r.framing, "pro_tip": r.pro_tip, "steps": list(r.steps),
-         "notice": r.notice, "source": r.source, "rules": list(r.rules or []), "why": list(r.why or []),
-         "rating": r.helpful}
+        ShownTip(id=r.id, note=r.note, question=questions.get(r.note) if r.note else None,
+                 component=r.component, framing=r.framing, pro_tip=r.pro_tip, steps=list(r.steps),
+                 notice=r.notice, source=r.source, rules=list(r.rules or []), why=list(r.why or []),
+                 rating=r.helpful)
         for r in rows
     ]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TypedDict
 
 
 @dataclass(frozen=True)
@@ -28,3 +29,27 @@ class Tip:
 
     def with_rules(self, *extra: str) -> Tip:
         return replace(self, rules=tuple(dict.fromkeys(self.rules + extra)))
+
+
+class ShownTip(TypedDict):
+    """A stored tip as the API, the pages and the interviewer review show it (CONTRACTS.md: tips in an
+    attempt). A JSON object of the attempt API, so a dictionary with these keys rather than an object.
+
+    `note` is the question id of the note it answers, or None, and `question` that question's text;
+    `component` one of the six, or None; `steps` 3-5 strings; `notice` the AI notice, verbatim; `source`
+    "rules" or "llm:<model>"; `rules` ids of app.coaching.rules.RULES and `why` what triggered them;
+    `rating` the candidate's: True helpful, False not helpful, None not rated.
+    """
+
+    id: int
+    note: str | None
+    question: str | None
+    component: str | None
+    framing: str
+    pro_tip: str
+    steps: list[str]
+    notice: str
+    source: str
+    rules: list[str]
+    why: list[str]
+    rating: bool | None

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.attempts.models import Attempt, AttemptKind
 from app.coaching import service as coaching_service
+from app.coaching.tip import ShownTip
 from app.core.db import as_utc
 from app.engine.package import ScenarioPackage
 from app.grading.result import GradeResult
@@ -37,7 +37,7 @@ class AttemptEntry:
     number: int  # 1-based, in time order, over every kind
     offset: timedelta | None  # since the interview started
     result: GradeResult | None
-    tips: list[dict[str, Any]]
+    tips: list[ShownTip]
     diff_previous: list[FileDiff]
     previous_number: int | None
     diff_starter: list[FileDiff]

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi import Request
 from fastapi.templating import Jinja2Templates
 from jinja2 import pass_context
+from jinja2.runtime import Context
 from starlette.datastructures import URL
 from starlette.responses import Response
 
@@ -31,7 +33,7 @@ def unsafe_mode() -> bool:
         return True
 
 
-def _base_context(request: Request) -> dict[str, Any]:
+def _base_context(request: Request) -> dict[str, object]:
     return {
         "csrf_token": csrf_token(request),
         "current_user": getattr(request.state, "user", None),
@@ -48,7 +50,7 @@ templates.env.auto_reload = False
 
 
 @pass_context
-def _url_for(context: dict[str, Any], name: str, /, **path_params: Any) -> URL:
+def _url_for(context: Context, name: str, /, **path_params: Any) -> URL:
     return fast_url_for(context["request"], name, **path_params)
 
 
@@ -64,12 +66,12 @@ def is_htmx(request: Request) -> bool:
 
 
 def render(
-    request: Request, name: str, context: dict[str, Any] | None = None, *, status_code: int = 200,
+    request: Request, name: str, context: Mapping[str, object] | None = None, *, status_code: int = 200,
     block: str | None = None,
 ) -> Response:
     """Render a page, or just one named block of it (an htmx fragment)."""
     if block is None:
-        return templates.TemplateResponse(request, name, context or {}, status_code=status_code)
+        return templates.TemplateResponse(request, name, dict(context or {}), status_code=status_code)
     template = templates.get_template(name)
     full = {"request": request, **(context or {})}
     for processor in templates.context_processors:

@@ -22,7 +22,7 @@ from app.users.models import User
 router = APIRouter(prefix="/interviewer", tags=["pages"], include_in_schema=False)
 
 
-def _page_context(session: Any, user: User, **extra: Any) -> dict[str, Any]:
+def _page_context(session: Any, user: User, **extra: Any) -> dict[str, object]:
     interviews = access.interviews_for(session=session, interviewer=user)
     version_ids = {interview.scenario_version_id for interview in interviews}
     titles = dict(
@@ -75,7 +75,7 @@ def create_interview(
     invite_url = str(request.url_for("invite_page", token=token))
     delivery = invites.deliver(session=session, interview=interview, invite_url=invite_url)
     session.commit()
-    created: dict[str, Any] = {"interview": interview, "invite_url": invite_url, "delivery": delivery}
+    created: dict[str, object] = {"interview": interview, "invite_url": invite_url, "delivery": delivery}
     context = _page_context(session, user, created=created)
     return render(request, "interviewer.html", context, status_code=201, block=_block(request))
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
@@ -62,7 +63,7 @@ def review_context(
     }
 
 
-def render_review(request: Request, context: dict[str, Any], *, status_code: int = 200,
+def render_review(request: Request, context: Mapping[str, object], *, status_code: int = 200,
                   block: str | None = None) -> Response:
     return render(request, "review/interview.html", context, status_code=status_code, block=block)
 

@@ -71,7 +71,7 @@ def _managed(request: Request, session: SessionDep, user: User, interview_id: in
 @router.post("/{interview_id}/invite", name="resend_invite")
 def resend_invite(request: Request, interview_id: RowIdPath, user: ReviewerUser, session: SessionDep) -> Response:
     """A new invite link (the old stops working): emailed when SMTP is set, else shown once."""
-    def action(interview: Any) -> dict[str, Any]:
+    def action(interview: Any) -> dict[str, object]:
         token = invites.reissue(session=session, interview=interview)
         url = str(request.url_for("invite_page", token=token))
         return {"new_invite": invites.deliver(session=session, interview=interview, invite_url=url),
@@ -82,7 +82,7 @@ def resend_invite(request: Request, interview_id: RowIdPath, user: ReviewerUser,
 @router.post("/{interview_id}/revoke", name="revoke_interview")
 def revoke_interview(request: Request, interview_id: RowIdPath, user: ReviewerUser, session: SessionDep) -> Response:
     """Withdraw the interview: the invite and the workspace refuse from now on."""
-    def action(interview: Any) -> dict[str, Any]:
+    def action(interview: Any) -> dict[str, object]:
         invites.revoke(session=session, interview=interview)
         return {"notice": "The interview is revoked: the invite link and the workspace no longer work."}
     return _managed(request, session, user, interview_id, action)
@@ -94,7 +94,7 @@ def extend_interview(
     invite_days: SmallInt = 0, extra_minutes: SmallInt = 0,
 ) -> Response:
     """More days for the invite, or more minutes for the candidate."""
-    def action(interview: Any) -> dict[str, Any]:
+    def action(interview: Any) -> dict[str, object]:
         invites.extend(session=session, interview=interview, invite_days=invite_days, extra_minutes=extra_minutes)
         return {"notice": "Extended."}
     return _managed(request, session, user, interview_id, action)
@@ -106,7 +106,7 @@ def share_interview(
     email: Annotated[str, Form(max_length=254)] = "",
 ) -> Response:
     """Let another interviewer read and review this interview."""
-    def action(interview: Any) -> dict[str, Any]:
+    def action(interview: Any) -> dict[str, object]:
         shared = access.share(session=session, interview=interview, email=email)
         return {"notice": f"Shared with {shared.email}."}
     return _managed(request, session, user, interview_id, action)
@@ -117,7 +117,7 @@ def unshare_interview(
     request: Request, interview_id: RowIdPath, user_id: RowIdPath, user: ReviewerUser, session: SessionDep,
 ) -> Response:
     """Stop sharing with one interviewer (their review stays)."""
-    def action(interview: Any) -> dict[str, Any]:
+    def action(interview: Any) -> dict[str, object]:
         access.unshare(session=session, interview=interview, user_id=user_id)
         return {"notice": "No longer shared."}
     return _managed(request, session, user, interview_id, action)

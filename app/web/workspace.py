@@ -181,7 +181,7 @@ def render_panel(request: Request, session: Session, ws: Workspace, attempt: Att
     band when they change: a new or withdrawn attempt (True), or, when None, once the attempt has finished."""
     block = "console" if attempt.kind == AttemptKind.scratch.value else "results"
     view = view_of(session, attempt, ws)
-    context: dict[str, Any] = {"ws": ws, "query": {"interview": ws.interview_id} if ws.interview else {},
+    context: dict[str, object] = {"ws": ws, "query": {"interview": ws.interview_id} if ws.interview else {},
                                block: view, f"newest_{block}": newest_attempt(session, ws, block),
                                "scratch_file": SCRATCH_FILE}
     if refresh_history is None:

@@ -109,9 +109,10 @@ def _worker(args: argparse.Namespace) -> int:
         from app.ops.metrics import prepare_multiprocess_dir
 
         prepare_multiprocess_dir()  # before prometheus-client is imported in this process or its pool
-    from app.dispatch.celery_worker import worker_command
-
-    return worker_command(concurrency=args.concurrency, loglevel=args.loglevel)
+    # The worker is an entry point of its own (app/worker.py), like app/main.py for the web app: this
+    # process becomes it (same pid, same environment), so the command line never imports it.
+    os.execv(sys.executable, [sys.executable, "-c", "from app.worker import main; raise SystemExit(main())",
+                              f"--concurrency={args.concurrency}", f"--loglevel={args.loglevel}"])
 
 
 def _validate(args: argparse.Namespace) -> int:

@@ -1,10 +1,10 @@
 """Every model, imported once so Base.metadata is complete (Alembic and tests use this)."""
 
+from app.attempts.dispatch_models import AttemptDispatch
 from app.attempts.models import Attempt
 from app.audit.models import AuditEvent
 from app.coaching.models import CoachingTip, TipRating
 from app.core.db import Base
-from app.dispatch.models import AttemptDispatch
 from app.interviews.models import Interview, Review
 from app.scenarios.job_models import JobTask, ScenarioJob
 from app.scenarios.models import Scenario, ScenarioVersion

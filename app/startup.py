@@ -59,7 +59,8 @@ def on_start(app: FastAPI) -> None:
 
     from app.dispatch import dispatcher
 
-    # Local pool or Celery sender; either way queued and stale attempts are dispatched again now.
+    register_jobs()
+    # Local pool or Celery sender; either way queued and stale jobs are dispatched again now.
     active = dispatcher.start()
     from app.dispatch.local_pool import LocalPool
 
@@ -72,6 +73,15 @@ def on_start(app: FastAPI) -> None:
     from app.interviews import reminders
 
     reminders.start()  # invite reminders by email, when SMTP_URL is set
+
+
+def register_jobs() -> None:
+    """Every domain's job kinds, for the dispatcher (the `dojo worker` entry makes the same call)."""
+    from app.attempts.job_registration import register_jobs as register_attempt_jobs
+    from app.scenarios.job_registration import register_jobs as register_scenario_jobs
+
+    register_attempt_jobs()
+    register_scenario_jobs()
 
 
 def on_stop(app: FastAPI) -> None:

@@ -49,8 +49,10 @@ def main() -> int:
     from app.engine.package import ScenarioPackage
     from app.scenarios import authoring, validation
     from app.scenarios.job_models import ScenarioJob
+    from app.startup import register_jobs
 
     upgrade_to_head(get_engine())
+    register_jobs()
     source = find_builtin(args.scenario)
     if source is None:
         print(f"unknown scenario {args.scenario!r}", file=sys.stderr)

@@ -9,12 +9,12 @@ from typing import Any
 from sqlalchemy import bindparam, select, update
 from sqlalchemy.orm import Session
 
+from app.attempts import job_kinds
 from app.attempts.models import Attempt, AttemptKind, AttemptStatus
 from app.attempts.package_info import PublicPackage, public_package
 from app.core.db import as_utc, utcnow
 from app.core.errors import DojoError
 from app.core.settings import get_settings
-from app.dispatch import dispatcher
 from app.engine.scratch import FILE_NAME as SCRATCH_FILE
 from app.interviews import access as interview_access
 from app.interviews import clock
@@ -74,7 +74,7 @@ def create_attempt(
     )
     session.add(attempt)
     session.flush()
-    dispatcher.enqueue_after_commit(session, attempt.id)
+    job_kinds.dispatch_after_commit(session, attempt.id)
     return attempt
 
 
@@ -172,7 +172,7 @@ def _check_rate(*, session: Session, user: User, kind: str) -> None:
 
 def cancel_own_attempt(*, session: Session, attempt_id: int, user: User) -> None:
     """Cancel the user's own queued attempt; 404 for others' attempts, 409 once grading started."""
-    from app.dispatch import claims
+    from app.attempts import claims
 
     attempt = session.get(Attempt, attempt_id)
     if attempt is None or attempt.user_id != user.id:

@@ -1,7 +1,7 @@
 """The Celery application: broker, queue and reliability settings shared by web (sender) and workers.
 
 Importing this module never imports the web app or the grader; the web process only sends tasks by
-name, the worker registers the task in celery_worker.py.
+name (each job kind's task_name), the worker registers one task per kind in app/worker.py.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from functools import lru_cache
 from celery import Celery
 
 from app.core.settings import get_settings, live_settings
+from app.dispatch import registry
+from app.dispatch.registry import Job
 
-TASK_NAME = "dojo.grade_attempt"
-JOB_TASK_NAME = "dojo.run_job_task"  # one validation or rejudge run of a scenario job
 # The queue name can be changed per deployment (and per test run, so runs never share a queue).
 # DOJO_QUEUE, read at each use (app.core.settings.LiveSettings).
 DEFAULT_QUEUE = "dojo-grading"
@@ -70,14 +70,10 @@ def get_celery() -> Celery:
     return app
 
 
-def send_grade(attempt_id: int) -> None:
-    """Put one grading job on the broker queue."""
-    get_celery().send_task(TASK_NAME, args=[attempt_id], queue=queue_name())
-
-
-def send_job_task(task_id: int, background: bool = True) -> None:
-    """Put one scenario-job task on the broker: a reference run with the gradings, the rest behind them."""
-    get_celery().send_task(JOB_TASK_NAME, args=[task_id], queue=background_queue_name() if background else queue_name())
+def send(job: Job) -> None:
+    """Put one job on the broker: background work behind the rest (gradings, reference runs)."""
+    get_celery().send_task(registry.kind_of(job).task_name, args=[job.id],
+                           queue=background_queue_name() if job.background else queue_name())
 
 
 def queue_backlog() -> int:

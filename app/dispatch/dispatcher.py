@@ -1,6 +1,7 @@
 """Choosing and holding the process's dispatcher, and enqueueing only after the commit.
 
-With BROKER_URL empty the local pool grades inside this process; with a broker URL jobs go to Celery.
+With BROKER_URL empty the local pool runs jobs inside this process; with a broker URL they go to Celery.
+Which kinds of job exist, and how lost ones are found, is the registry's (app/dispatch/registry.py).
 """
 
 from __future__ import annotations
@@ -8,14 +9,14 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
-from functools import partial
 from typing import Protocol
 
 from sqlalchemy import event
 from sqlalchemy.orm import Session
 
 from app.core.settings import get_settings
+from app.dispatch import registry
+from app.dispatch.registry import Job
 
 log = logging.getLogger(__name__)
 
@@ -23,9 +24,7 @@ _PENDING_KEY = "dojo_pending_enqueues"
 
 
 class Dispatcher(Protocol):
-    def enqueue(self, attempt_id: int) -> None: ...
-
-    def enqueue_task(self, task_id: int, background: bool = True) -> None: ...
+    def enqueue(self, job: Job) -> None: ...
 
     def stop(self, timeout: float = 10.0) -> None: ...
 
@@ -35,10 +34,10 @@ class BrokerUnavailable(Exception):
 
 
 class CeleryDispatcher:
-    """Sends jobs to the broker; the workers grade. A sweeper thread re-sends what could not be sent.
+    """Sends jobs to the broker; the workers run them. A sweeper thread re-sends what could not be sent.
 
     After a failed send, requests stop trying for `pause_seconds` (each try would wait for the
-    broker's connection timeout); their attempts stay queued and the sweeper sends them once the
+    broker's connection timeout); their jobs stay queued and the sweeper sends them once the
     broker answers again.
     """
 
@@ -48,37 +47,31 @@ class CeleryDispatcher:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
-    def enqueue(self, attempt_id: int) -> None:
-        from app.dispatch.celery_app import send_grade
+    def enqueue(self, job: Job) -> None:
+        from app.dispatch.celery_app import send
 
         if time.monotonic() < self._down_until:
             raise BrokerUnavailable("the broker was unreachable moments ago")
         try:
-            send_grade(attempt_id)
+            send(job)
         except Exception:
             self._down_until = time.monotonic() + self.pause_seconds
             raise
 
     def start_sweeper(self, every_seconds: float) -> None:
-        """Re-send queued attempts whose send failed or was lost, every few seconds, until stopped."""
-        from app.dispatch.celery_app import queue_backlog, send_grade
-        from app.dispatch.sweeper import redispatch_queued
+        """Re-send queued jobs whose send failed or was lost, every few seconds, until stopped."""
+        from app.dispatch.celery_app import queue_backlog, send
 
         def loop() -> None:
             while not self._stop.wait(every_seconds):
                 try:
-                    if redispatch_queued(send=send_grade, backlog=queue_backlog):
+                    if registry.redispatch_all(send, queue_backlog):
                         self._down_until = 0.0
                 except Exception:  # the database may be down too; the next round tries again
-                    log.exception("queued-attempt sweep failed")
+                    log.exception("queued-job sweep failed")
 
         self._thread = threading.Thread(target=loop, name="dojo-dispatch-sweeper", daemon=True)
         self._thread.start()
-
-    def enqueue_task(self, task_id: int, background: bool = True) -> None:
-        from app.dispatch.celery_app import send_job_task
-
-        send_job_task(task_id, background=background)
 
     def stop(self, timeout: float = 10.0) -> None:
         self._stop.set()
@@ -95,15 +88,12 @@ def start() -> Dispatcher:
     if _active is not None:
         return _active
     if get_settings().broker_url:
-        from app.dispatch import recovery, task_recovery
-
         celery_dispatcher = CeleryDispatcher()
         dispatcher: Dispatcher = celery_dispatcher
         try:
-            recovery.recover_on_start(enqueue=dispatcher.enqueue)
-            task_recovery.recover_on_start(enqueue=dispatcher.enqueue_task)
+            registry.recover_all(dispatcher.enqueue)
         except Exception:  # the broker is down: serve anyway; the sweeper sends them when it is back
-            log.exception("could not re-dispatch queued attempts to the broker at start-up")
+            log.exception("could not re-dispatch queued jobs to the broker at start-up")
         celery_dispatcher.start_sweeper(sweep_interval())
     else:
         from app.dispatch.local_pool import LocalPool
@@ -127,85 +117,50 @@ def active() -> Dispatcher | None:
     return _active
 
 
-def enqueue(attempt_id: int) -> None:
-    """Hand a committed attempt to the dispatcher; with none running it waits for the next start.
+def enqueue(job: Job) -> None:
+    """Hand a committed job to the dispatcher; with none running it waits for the next start.
 
     A Celery worker runs no dispatcher but releases the attempts that waited for a reference run it
-    finished; with a broker configured it sends them straight to the queue.
+    finished, and closes job phases that add tasks; with a broker configured it sends them straight
+    to the queue.
     """
     target = _active if _active is not None else (CeleryDispatcher() if get_settings().broker_url else None)
     if target is None:
-        log.warning("attempt %s queued but no dispatcher is running; it runs on the next start", attempt_id)
+        log.warning("%s queued but no dispatcher is running; it runs on the next start", job.key)
         return
     try:
-        target.enqueue(attempt_id)
-    except Exception as exc:  # broker down: the row stays queued and the sweeper sends it later
-        log.warning("attempt %s: could not be dispatched now (%s); left queued for the sweeper",
-                    attempt_id, exc.__class__.__name__)
+        target.enqueue(job)
+    except Exception as exc:  # broker down: the row stays queued and the sweeper or recovery sends it later
+        log.warning("%s: could not be dispatched now (%s); left queued", job.key, exc.__class__.__name__)
+        kind = registry.find(job.kind)
+        mark_unsent = kind.on_send_failed if kind is not None else None
+        if mark_unsent is None:
+            return
         try:
-            from app.dispatch.sweeper import mark_unsent
-
-            mark_unsent(attempt_id)
+            mark_unsent(job.id)
         except Exception:  # the database is down as well; the sweeper still finds it by its age
-            log.exception("attempt %s: could not mark the failed dispatch", attempt_id)
+            log.exception("%s: could not mark the failed dispatch", job.key)
 
 
 def sweep_interval() -> float:
-    """How often sweepers look for stale and unsent attempts."""
+    """How often sweepers look for stale and unsent jobs."""
     settings = get_settings()
     return max(0.5, min(settings.heartbeat_seconds, settings.stale_after_seconds / 2))
 
 
-def enqueue_task(task_id: int, background: bool = True) -> None:
-    """Hand a committed scenario-job task to the dispatcher (see enqueue); background work (the
-    mutation matrix, rejudges) goes behind gradings and reference runs.
-
-    A Celery worker runs no dispatcher but closes job phases that add tasks; with a broker
-    configured it sends them straight to the queue.
-    """
-    target = _active if _active is not None else (CeleryDispatcher() if get_settings().broker_url else None)
-    if target is None:
-        log.warning("job task %s queued but no dispatcher is running; it runs on the next start", task_id)
-        return
-    try:
-        target.enqueue_task(task_id, background)
-    except Exception:  # broker down: the row stays queued and the start-up recovery finds it
-        log.exception("job task %s: could not be dispatched now; left queued", task_id)
-
-
-def enqueue_after_commit(session: Session, attempt_id: int) -> None:
-    """Dispatch the attempt once the session's transaction commits; a rollback drops it.
-
-    The dispatch record is written in the same transaction, with the request id, so a send that
-    fails later (or never happens, the process dying) is found and retried by the sweeper.
-    """
-    from app.core.db import utcnow
-    from app.core.logs import current_request_id
-    from app.dispatch.models import AttemptDispatch
-
-    # Counted as sent now: a send that fails marks it unsent at once, one that never happens (the
-    # process died) makes it due after REDISPATCH_AFTER_SECONDS.
-    session.add(AttemptDispatch(attempt_id=attempt_id, sent_at=utcnow(), sends=1, request_id=current_request_id()))
-    _after_commit(session, (enqueue, attempt_id))
-
-
-def enqueue_task_after_commit(session: Session, task_id: int, *, background: bool = True) -> None:
-    """Dispatch the scenario-job task once the session's transaction commits; a rollback drops it."""
-    _after_commit(session, (partial(enqueue_task, background=background), task_id))
-
-
-def _after_commit(session: Session, item: tuple[Callable[[int], None], int]) -> None:
-    pending: list[tuple[Callable[[int], None], int]] = session.info.setdefault(_PENDING_KEY, [])
-    pending.append(item)
+def enqueue_after_commit(session: Session, job: Job) -> None:
+    """Dispatch the job once the session's transaction commits; a rollback drops it."""
+    pending: list[Job] = session.info.setdefault(_PENDING_KEY, [])
+    pending.append(job)
     if not event.contains(session, "after_commit", _flush_pending):
         event.listen(session, "after_commit", _flush_pending)
         event.listen(session, "after_soft_rollback", _drop_pending)
 
 
 def _flush_pending(session: Session) -> None:
-    pending: list[tuple[Callable[[int], None], int]] = session.info.pop(_PENDING_KEY, [])
-    for send, job_id in pending:
-        send(job_id)
+    pending: list[Job] = session.info.pop(_PENDING_KEY, [])
+    for job in pending:
+        enqueue(job)
 
 
 def _drop_pending(session: Session, _previous_transaction: object) -> None:

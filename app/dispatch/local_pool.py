@@ -1,4 +1,5 @@
-"""The embedded dispatcher: a bounded pool of grading threads inside `dojo serve`.
+"""The embedded dispatcher: a bounded pool of worker threads inside `dojo serve`, running every
+registered job kind (app/dispatch/registry.py).
 
 Threads suit this work: each grading spends its time waiting on a sandboxed child process, so the
 pool's size (one per core by default) bounds how many sandboxes run at once.
@@ -15,14 +16,14 @@ import time
 from collections.abc import Callable
 
 from app.core.settings import get_settings
-from app.dispatch import recovery, task_recovery, warm_sandboxes
-from app.dispatch.jobs import grade_attempt
+from app.dispatch import registry, warm_sandboxes
+from app.dispatch.registry import Job, Priority
 
 log = logging.getLogger(__name__)
 
-# Candidates wait on gradings; a version's reference run comes next (gradings of that version wait
-# for it); the rest of a validation (the mutation matrix) and rejudge runs are background work.
-STOP_PRIORITY, GRADING_PRIORITY, REFERENCE_PRIORITY, BACKGROUND_PRIORITY = 0, 1, 2, 3
+# Stopping goes before any job; then each job's Priority (gradings, then reference runs, then
+# background work such as the mutation matrix and rejudges).
+STOP_PRIORITY = 0
 # An idle thread checks this often that its standby sandbox is still usable.
 _IDLE_CHECK_SECONDS = 60.0
 # How long a new thread's first standby may take to import torch before the pool counts as started.
@@ -55,7 +56,7 @@ class WorkQueue:
         deadline = time.monotonic() + timeout
         with self._changed:
             # The heap's top is its best item: when it is background work, so is everything else.
-            while not self._heap or (self._heap[0][0] >= BACKGROUND_PRIORITY and not background):
+            while not self._heap or (self._heap[0][0] >= Priority.BACKGROUND and not background):
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return None
@@ -64,7 +65,7 @@ class WorkQueue:
 
 
 class LocalPool:
-    """N grading threads fed from an in-memory priority queue, plus a sweeper for stale attempts and tasks.
+    """N worker threads fed from an in-memory priority queue, plus a sweeper for stale jobs of every kind.
 
     With two threads or more, the first never takes background work: a grading that arrives while
     the mutation matrix runs finds a thread free. With warm sandboxes on, each thread keeps its next
@@ -75,11 +76,12 @@ class LocalPool:
         self,
         *,
         concurrency: int | None = None,
-        job: Callable[[int], object] | None = None,
+        job: Callable[[Job], object] | None = None,
         warm: bool | None = None,
     ) -> None:
+        """`job` runs every job instead of its kind's run function (a pool that only keeps warm)."""
         self.concurrency = concurrency or default_concurrency()
-        self._job = job or (lambda attempt_id: grade_attempt(attempt_id, worker_prefix="local"))
+        self._job = job or (lambda job: registry.kind_of(job).run(job.id, "local"))
         self.warm = get_settings().warm_sandboxes if warm is None else warm
         self._queue = WorkQueue()
         self._sequence = itertools.count()
@@ -90,23 +92,14 @@ class LocalPool:
         self._threads: list[threading.Thread] = []
         self._warmed = threading.Semaphore(0)  # one release per thread whose first standby is ready (or none)
 
-    def enqueue(self, attempt_id: int) -> None:
-        """Queue an attempt once; an id already waiting is not queued again."""
-        self._submit(f"attempt:{attempt_id}", lambda: self._job(attempt_id), GRADING_PRIORITY)
-
-    def enqueue_task(self, task_id: int, background: bool = True) -> None:
-        """Queue a scenario-job task behind waiting gradings: a reference run, or background work."""
-        from app.dispatch.job_tasks import run_job_task
-
-        self._submit(f"task:{task_id}", lambda: run_job_task(task_id, worker_prefix="local"),
-                     BACKGROUND_PRIORITY if background else REFERENCE_PRIORITY)
-
-    def _submit(self, key: str, work: Callable[[], object], priority: int) -> None:
+    def enqueue(self, job: Job) -> None:
+        """Queue a job once, by its priority; a job already waiting is not queued again."""
+        priority = registry.priority_of(job)  # an unknown kind fails here, in the caller
         with self._lock:
-            if key in self._pending:
+            if job.key in self._pending:
                 return
-            self._pending.add(key)
-        self._queue.put((priority, next(self._sequence), key, work))
+            self._pending.add(job.key)
+        self._queue.put((priority, next(self._sequence), job.key, lambda: self._job(job)))
 
     def start(self) -> None:
         """Start the grading threads and the stale-attempt sweeper, then recover lost work."""
@@ -119,8 +112,7 @@ class LocalPool:
         sweeper = threading.Thread(target=self._sweep, name="dojo-sweeper", daemon=True)
         sweeper.start()
         self._threads.append(sweeper)
-        recovery.recover_on_start(enqueue=self.enqueue)
-        task_recovery.recover_on_start(enqueue=self.enqueue_task)
+        registry.recover_all(self.enqueue)
         log.info("local grading pool started with %d worker(s)", self.concurrency)
 
     def wait_until_warm(self, timeout: float = _WARM_START_SECONDS) -> bool:
@@ -179,7 +171,6 @@ class LocalPool:
         every = max(0.5, min(settings.heartbeat_seconds, settings.stale_after_seconds / 2))
         while not self._stop.wait(every):
             try:
-                recovery.sweep_stale(enqueue=self.enqueue)
-                task_recovery.sweep_stale(enqueue=self.enqueue_task)
+                registry.sweep_all(self.enqueue)
             except Exception:
-                log.exception("stale-attempt sweep failed")
+                log.exception("stale-job sweep failed")

@@ -1,25 +1,23 @@
-"""Scenario jobs: created with their tasks, counted as tasks finish, each phase closed by exactly one worker.
+"""Scenario jobs: created with their tasks, each task dispatched once the transaction commits.
 
 A job's tasks run on any grading worker (local pool thread or Celery worker). The worker that finishes
-the last task of a phase wins a conditional UPDATE and closes the phase: validation turns the runs into
-the bug x test matrix (and may add masking-pair runs as a second phase); rejudge applies the new results.
+the last task of a phase closes it (app/scenarios/job_phases.py): validation turns the runs into the
+bug x test matrix (and may add masking-pair runs as a second phase); rejudge applies the new results.
 """
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.core.db import utcnow
 from app.dispatch import dispatcher
-from app.dispatch.claims import changed_rows
+from app.scenarios.job_kinds import task_job
 from app.scenarios.job_models import JobTask, ScenarioJob
 from app.scenarios.models import ScenarioVersion
 
-log = logging.getLogger(__name__)
 ACTIVE = ("queued", "running", "closing")
 TaskSpec = tuple[str, int | None, dict[str, Any] | None]  # name, attempt id, previous result
 # A validation's run of the solution: its measurements are the version's reference, which gradings
@@ -52,7 +50,7 @@ def add_tasks(*, session: Session, job: ScenarioJob, phase: int, tasks: list[Tas
     job.total = (job.total or 0) + len(rows)
     session.flush()
     for row in rows:
-        dispatcher.enqueue_task_after_commit(session, row.id, background=runs_in_background(job.kind, row.name))
+        dispatcher.enqueue_after_commit(session, task_job(row.id, background=runs_in_background(job.kind, row.name)))
 
 
 def active_job(*, session: Session, version_id: int, kind: str) -> ScenarioJob | None:
@@ -67,48 +65,6 @@ def latest_job(*, session: Session, version_id: int, kind: str) -> ScenarioJob |
     return session.scalar(select(ScenarioJob).where(
         ScenarioJob.scenario_version_id == version_id, ScenarioJob.kind == kind
     ).order_by(ScenarioJob.id.desc()).limit(1))
-
-
-def task_finished(*, session: Session, job_id: int, label: str) -> list[int]:
-    """Count a finished task (in the finishing worker's transaction); close the phase when it was the last.
-
-    Returns the attempts whose coaching the caller rewrites once this transaction is committed (those
-    whose verdict a rejudge that just finished changed).
-    """
-    session.execute(update(ScenarioJob).where(ScenarioJob.id == job_id).values(
-        done=ScenarioJob.done + 1, current=label[:200]).execution_options(synchronize_session=False))
-    return close_if_complete(session=session, job_id=job_id)
-
-
-def close_if_complete(*, session: Session, job_id: int) -> list[int]:
-    """When no task of the job's phase is open, let one caller (the UPDATE decides) close the phase.
-
-    Returns what task_finished does.
-    """
-    job = session.get(ScenarioJob, job_id)
-    if job is None:
-        return []
-    session.refresh(job)
-    still_open = session.scalar(select(func.count(JobTask.id)).where(
-        JobTask.job_id == job_id, JobTask.phase == job.phase, JobTask.status != "done"))
-    if still_open:
-        return []
-    won = changed_rows(session, update(ScenarioJob).where(
-        ScenarioJob.id == job_id, ScenarioJob.phase == job.phase, ScenarioJob.status.in_(("queued", "running"))
-    ).values(status="closing"))
-    if won != 1:
-        return []
-    session.refresh(job)
-    from app.scenarios import rejudge, validation
-
-    closer = validation.close_phase if job.kind == "validate" else rejudge.close_phase
-    try:
-        closer(session=session, job=job)
-    except Exception as exc:  # a broken package or result must end the job visibly, not leave it closing
-        log.exception("scenario job %s: closing phase %s failed", job_id, job.phase)
-        job.status, job.error = "failed", f"{exc.__class__.__name__}: {exc}"[:2000]
-        job.finished_at = utcnow()
-    return rejudge.attempts_to_recoach(job)
 
 
 def finish_job(job: ScenarioJob, summary: dict[str, Any]) -> None:

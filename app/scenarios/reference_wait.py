@@ -63,7 +63,7 @@ def waits_for_reference(attempt_id: int) -> bool:
 
     Only a reference that a validation is preparing is waited for. Without one (a version nobody
     validates now) or when its run ended without measurements (a broken solution), the grading goes
-    on and computes the reference itself or reports the failure (app.dispatch.grading.grade).
+    on and computes the reference itself or reports the failure (app.attempts.grading.grade).
     """
     with new_session() as session:
         row = session.execute(

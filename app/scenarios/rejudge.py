@@ -9,7 +9,7 @@ from sqlalchemy.orm import Session
 
 from app.attempts.models import FINISHED_STATUSES, Attempt
 from app.coaching.models import CoachingTip
-from app.dispatch.claims import changed_rows
+from app.dispatch.claiming import changed_rows
 from app.scenarios import jobs
 from app.scenarios.job_models import JobTask, ScenarioJob
 from app.scenarios.models import ScenarioVersion

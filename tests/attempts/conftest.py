@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 from app.auth.tokens import issue_token
 from app.core.db import get_session
 from app.dispatch import dispatcher
+from app.dispatch.registry import Job
 from app.main import create_app
 from app.users.models import User
 from app.users.service import create_user
@@ -63,8 +64,8 @@ class RecordingDispatcher:
     def __init__(self) -> None:
         self.enqueued: list[int] = []
 
-    def enqueue(self, attempt_id: int) -> None:
-        self.enqueued.append(attempt_id)
+    def enqueue(self, job: Job) -> None:
+        self.enqueued.append(job.id)
 
     def stop(self, timeout: float = 10.0) -> None:
         return None

@@ -11,12 +11,12 @@ import pytest
 from dispatch.conftest import app_db  # noqa: F401  (the process-wide database the worker uses)
 from sqlalchemy import update
 
+from app.attempts.grading import GradeOutcome
+from app.attempts.grading_job import grade_attempt
 from app.attempts.models import Attempt
 from app.coaching.service import tips_of
 from app.core.db import new_session
 from app.core.settings import get_settings
-from app.dispatch.grading import GradeOutcome
-from app.dispatch.jobs import grade_attempt
 from app.users.models import User
 
 from . import factories

@@ -9,8 +9,15 @@ import pytest
 from app.core.db import get_engine, new_session
 from app.core.migrate import upgrade_to_head
 from app.scenarios.service import sync_builtin_scenarios
+from app.startup import register_jobs
 
 from .factories import make_attempt
+
+
+@pytest.fixture(scope="session", autouse=True)
+def job_kinds() -> None:
+    """The job kinds registered, as `dojo serve` does, for the pools and dispatchers these tests start."""
+    register_jobs()
 
 
 @pytest.fixture(scope="session")

@@ -18,12 +18,14 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
+from app.attempts import grading, recovery
+from app.attempts import grading_job as jobs
+from app.attempts.grading import GradeOutcome
+from app.attempts.job_kinds import grade_job
 from app.attempts.models import Attempt
 from app.auth.tokens import issue_token
 from app.core.db import new_session
 from app.dispatch import dispatcher as dispatcher_module
-from app.dispatch import grading, jobs, recovery
-from app.dispatch.grading import GradeOutcome
 from app.main import create_app
 from app.users.service import create_user
 
@@ -102,7 +104,7 @@ def test_burst_of_50_real_submissions_all_finish_and_none_is_graded_twice(
             ids.update(_submit_all(client, [headers[n + 1]], starter_model, "run", first=n + 1))
         # Duplicate deliveries (a redelivered message, a restart's recovery) must not grade twice.
         for attempt_id in ids.values():
-            pool.enqueue(attempt_id)
+            pool.enqueue(grade_job(attempt_id))
         recovery.recover_on_start(enqueue=pool.enqueue)
         rows = {r.id: r for r in _wait_finished(ids.values(), timeout=900)}
         views = [client.get(f"/api/attempts/{ids[n]}", headers=headers[n]).json() for n in range(2)]

@@ -22,11 +22,13 @@ from celery import Celery
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
+from app.attempts.job_kinds import GRADE_TASK_NAME as TASK_NAME
+from app.attempts.job_kinds import grade_job
 from app.attempts.models import Attempt
 from app.core.db import make_engine
 from app.core.paths import ROOT_DIR
 from app.core.settings import get_settings
-from app.dispatch.celery_app import TASK_NAME, get_celery
+from app.dispatch.celery_app import get_celery
 from app.dispatch.dispatcher import CeleryDispatcher
 from app.users.service import create_user
 
@@ -133,7 +135,7 @@ def test_celery_dispatcher_sends_grading_job_to_configured_queue(monkeypatch: py
     monkeypatch.setenv("DOJO_QUEUE", queue)
     get_celery.cache_clear()
     try:
-        CeleryDispatcher().enqueue(4242)
+        CeleryDispatcher().enqueue(grade_job(4242))
         messages = [json.loads(raw) for raw in broker.lrange(queue, 0, -1)]
         assert len(messages) == 1
         assert messages[0]["headers"]["task"] == TASK_NAME

@@ -6,9 +6,9 @@ from datetime import timedelta
 
 from sqlalchemy.orm import Session
 
+from app.attempts import claims
 from app.attempts.models import Attempt
 from app.core.db import utcnow
-from app.dispatch import claims
 
 from .factories import make_attempt
 

@@ -7,6 +7,7 @@ import os
 import pytest
 from sqlalchemy import update
 
+from app.attempts.job_kinds import grade_job
 from app.attempts.models import Attempt
 from app.core.db import new_session
 from app.core.settings import get_settings
@@ -24,7 +25,7 @@ def test_unreachable_broker_leaves_attempts_queued_and_app_running(
     try:
         started = dispatcher.start()  # start-up recovery tries to send the queued attempt
         assert isinstance(started, dispatcher.CeleryDispatcher)
-        dispatcher.enqueue(attempt_id)  # what a request does after its commit
+        dispatcher.enqueue(grade_job(attempt_id))  # what a request does after its commit
         with new_session() as session:
             assert session.get(Attempt, attempt_id).status == "queued"
     finally:
@@ -38,7 +39,7 @@ def test_unreachable_broker_leaves_attempts_queued_and_app_running(
 def test_without_broker_the_local_pool_runs_with_one_worker_per_core(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(get_settings(), "broker_url", "")
     monkeypatch.setattr(get_settings(), "worker_concurrency", 0)
-    monkeypatch.setattr("app.dispatch.recovery.recover_on_start", lambda *, enqueue: [])
+    monkeypatch.setattr("app.attempts.recovery.recover_on_start", lambda *, enqueue: [])
     try:
         pool = dispatcher.start()
         assert isinstance(pool, LocalPool) and pool.concurrency == (os.cpu_count() or 1)

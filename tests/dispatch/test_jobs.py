@@ -8,11 +8,11 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import update
 
+from app.attempts.grading import GradeOutcome
+from app.attempts.grading_job import grade_attempt
 from app.attempts.models import Attempt
 from app.core.db import new_session, utcnow
 from app.core.settings import get_settings
-from app.dispatch.grading import GradeOutcome
-from app.dispatch.jobs import grade_attempt
 
 
 class CountingGrader:

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from app.dispatch.grading import grade
+from app.attempts.grading import grade
 from app.engine.builtin import find_builtin
 from app.sandbox.bwrap_probe import bwrap_problem
 

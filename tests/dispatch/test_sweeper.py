@@ -8,9 +8,9 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import update
 
+from app.attempts.dispatch_models import AttemptDispatch
+from app.attempts.sweeper import redispatch_queued
 from app.core.db import new_session, utcnow
-from app.dispatch.models import AttemptDispatch
-from app.dispatch.sweeper import redispatch_queued
 
 
 def _dispatch(attempt_id: int, *, sent_ago: float | None) -> None:

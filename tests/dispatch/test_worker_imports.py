@@ -12,7 +12,7 @@ WEB_MODULES = ("app.main", "app.routers", "app.web", "app.auth", "fastapi", "sta
 
 def test_worker_entry_point_imports_no_web_module() -> None:
     code = (
-        "import sys, app.dispatch.celery_worker, app.dispatch.grading, app.coaching.service\n"
+        "import sys, app.worker, app.attempts.grading_job, app.scenarios.task_runner, app.coaching.service\n"
         f"print(sorted(m for m in sys.modules if m.startswith({WEB_MODULES!r})))"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT_DIR, capture_output=True, text=True, timeout=60)
@@ -22,7 +22,7 @@ def test_worker_entry_point_imports_no_web_module() -> None:
 
 def test_worker_command_refuses_to_start_without_broker(monkeypatch) -> None:
     from app.core.settings import get_settings
-    from app.dispatch.celery_worker import worker_command
+    from app.worker import worker_command
 
     monkeypatch.setattr(get_settings(), "broker_url", "")
     assert worker_command(concurrency=1) == 2

@@ -15,12 +15,12 @@ from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy.orm import Session
 from web.support import Account
 
+from app.attempts.dispatch_models import AttemptDispatch
+from app.attempts.grading import GradeOutcome
+from app.attempts.grading_job import grade_attempt
 from app.core import logs
 from app.core.db import new_session
 from app.core.settings import get_settings
-from app.dispatch.grading import GradeOutcome
-from app.dispatch.jobs import grade_attempt
-from app.dispatch.models import AttemptDispatch
 
 
 def _admin_token(client: TestClient, account: Account) -> dict[str, str]:
@@ -108,12 +108,13 @@ def test_a_submission_records_its_request_id_with_the_dispatch(
     web_app: FastAPI, db: Session, make_account: Callable[..., Account], published_version: object
 ) -> None:
     from app.dispatch import dispatcher
+    from app.dispatch.registry import Job
 
     class Recorder:
         ids: list[int] = []
 
-        def enqueue(self, attempt_id: int) -> None:
-            self.ids.append(attempt_id)
+        def enqueue(self, job: Job) -> None:
+            self.ids.append(job.id)
 
         def stop(self, timeout: float = 10.0) -> None:
             return None

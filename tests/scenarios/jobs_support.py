@@ -55,7 +55,7 @@ def wait_job(job_id: int, timeout: float = 300.0) -> ScenarioJob:
 
 def run_queued_tasks(job_id: int) -> list[str]:
     """Run the job's queued tasks in this thread (as a worker would) until none is left."""
-    from app.dispatch.job_tasks import run_job_task
+    from app.scenarios.task_runner import run_job_task
 
     seen = []
     while True:

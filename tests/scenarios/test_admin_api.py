@@ -6,9 +6,9 @@ import pytest
 from dispatch.conftest import app_db  # noqa: F401
 from fastapi.testclient import TestClient
 
+from app.attempts.grading_job import grade_attempt
 from app.audit.models import AuditEvent
 from app.core.db import new_session
-from app.dispatch.jobs import grade_attempt
 from app.engine.builtin import find_builtin
 from app.engine.package import load_zip
 from app.scenarios.export import package_files

@@ -38,7 +38,7 @@ def _attempt_on(version_id: int, files: dict[str, str]) -> int:
 
 @pytest.mark.bwrap
 def test_grading_reads_the_reference_from_the_version_row(app_db: None, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
-    from app.dispatch.jobs import grade_attempt
+    from app.attempts.grading_job import grade_attempt
     from app.sandbox import get_runner
 
     version_id = _tiny_version_id()

@@ -22,14 +22,16 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 import app.models  # noqa: F401  (every table, for the worker's database built here)
+from app.attempts.job_kinds import GRADE_TASK_NAME as TASK_NAME
+from app.attempts.job_kinds import grade_job
 from app.attempts.models import Attempt
 from app.auth.tokens import issue_token
 from app.core.db import make_engine, new_session
 from app.core.paths import ROOT_DIR
 from app.core.settings import get_settings
-from app.dispatch.celery_app import JOB_TASK_NAME, TASK_NAME
 from app.main import create_app
 from app.scenarios import validation
+from app.scenarios.job_kinds import JOB_TASK_NAME, task_job
 from app.scenarios.job_models import JobTask, ScenarioJob
 from app.scenarios.jobs import ACTIVE
 from app.scenarios.models import ScenarioVersion
@@ -75,7 +77,7 @@ def test_serve_answers_at_once_and_a_submission_waits_for_the_reference_then_is_
 
     # The reference run (the solution's) really runs, but only once the test has looked at the server
     # while it is being prepared: no race decides what the test sees.
-    from app.dispatch import job_tasks
+    from app.scenarios import task_runner as job_tasks
 
     release = threading.Event()
     real_execute = job_tasks._execute
@@ -143,8 +145,9 @@ def test_a_queued_grading_goes_before_queued_matrix_runs_on_the_local_pool(
     app_db: None, monkeypatch: pytest.MonkeyPatch  # noqa: F811
 ) -> None:
     from app.dispatch import dispatcher
-    from app.dispatch.job_tasks import run_job_task
     from app.dispatch.local_pool import LocalPool
+    from app.scenarios.task_runner import run_job_task
+    from app.startup import register_jobs
 
     version_id = _published_tiny()
     with new_session() as session:
@@ -156,12 +159,13 @@ def test_a_queued_grading_goes_before_queued_matrix_runs_on_the_local_pool(
     matrix = sorted(tasks.values())
     assert len(matrix) == 4
 
+    register_jobs()  # as `dojo serve` does before it starts the pool
     pool = LocalPool(concurrency=1, warm=False)
     pool.start()
     monkeypatch.setattr(dispatcher, "_active", pool)
     try:
         for task_id in matrix:  # the thread starts the first one at once; three wait in the queue
-            pool.enqueue_task(task_id)
+            pool.enqueue(task_job(task_id))
         with new_session() as session:  # a candidate's submission of the solution, queued now
             user = create_user(session=session, email=f"o-{uuid.uuid4().hex[:8]}@example.com", password=None,
                                role="candidate")
@@ -170,7 +174,7 @@ def test_a_queued_grading_goes_before_queued_matrix_runs_on_the_local_pool(
             session.add(queued)
             session.commit()
             attempt_id = queued.id
-        pool.enqueue(attempt_id)
+        pool.enqueue(grade_job(attempt_id))
         def all_done() -> bool:  # the grading, the matrix and the regrading it queues: nothing left behind
             with new_session() as session:
                 open_jobs = session.scalar(select(ScenarioJob.id).where(

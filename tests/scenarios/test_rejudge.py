@@ -8,15 +8,15 @@ import pytest
 from dispatch.conftest import app_db  # noqa: F401
 from fastapi.testclient import TestClient
 
+from app.attempts.grading_job import write_coaching
 from app.attempts.models import Attempt
 from app.auth.tokens import issue_token
 from app.coaching.models import AI_NOTICE, CoachingTip
 from app.coaching.service import gather, rule_tips, tips_of
 from app.core.db import new_session
-from app.dispatch import job_tasks
-from app.dispatch.jobs import write_coaching
 from app.main import create_app
 from app.scenarios import rejudge
+from app.scenarios import task_runner as job_tasks
 from app.scenarios.job_models import JobTask
 from app.scenarios.models import ScenarioVersion
 from app.users.models import User

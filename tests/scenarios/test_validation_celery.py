@@ -17,8 +17,8 @@ from sqlalchemy.orm import Session
 
 from app.core.db import make_engine
 from app.core.paths import ROOT_DIR
-from app.dispatch.celery_app import JOB_TASK_NAME
 from app.scenarios import validation
+from app.scenarios.job_kinds import JOB_TASK_NAME
 from app.scenarios.job_models import JobTask, ScenarioJob
 from app.scenarios.models import ScenarioVersion
 from scenarios.jobs_support import add_tiny_version

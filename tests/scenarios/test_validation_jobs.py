@@ -10,6 +10,7 @@ from app.dispatch.local_pool import LocalPool
 from app.scenarios import validation
 from app.scenarios.job_models import JobTask, ScenarioJob
 from app.scenarios.models import ScenarioVersion
+from app.startup import register_jobs
 from scenarios.jobs_support import run_queued_tasks, tiny_draft, wait_job
 
 
@@ -25,6 +26,7 @@ def _start(version_id: int) -> int:
 def test_validation_runs_on_the_local_pool_and_stores_the_matrix(app_db: None, monkeypatch) -> None:  # noqa: F811
     from app.dispatch import dispatcher
 
+    register_jobs()  # as `dojo serve` does before it starts the pool
     version_id = tiny_draft()
     pool = LocalPool(concurrency=2)
     pool.start()

@@ -2,7 +2,7 @@
 
 The Attempt row says what state a job is in; this row says whether the broker was told. A send that
 failed (broker down) or a message the broker lost (restarted without persistence) shows up as a
-queued attempt whose last send is old, which the sweeper sends again (app/dispatch/sweeper.py).
+queued attempt whose last send is old, which the sweeper sends again (app/attempts/sweeper.py).
 """
 
 from __future__ import annotations

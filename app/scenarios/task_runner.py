@@ -1,4 +1,5 @@
-"""The job function for scenario-job tasks (validation runs, rejudge gradings), on any grading worker.
+"""The job function for scenario-job tasks (validation runs, rejudge gradings), on any grading worker
+(the job kind registered in app/scenarios/job_kinds.py).
 
 Like grade_attempt: claim the task row, heartbeat while the sandbox runs, store the outcome only while
 the claim holds, and count it towards the job (the last task of a phase closes it).
@@ -9,13 +10,14 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-import app.models  # noqa: F401  (every table, so foreign keys resolve in a worker process)
+from app.attempts import job_kinds as attempt_jobs
+from app.attempts.grading_job import write_coaching
 from app.attempts.models import Attempt
 from app.core.db import new_session
 from app.core.settings import get_settings
-from app.dispatch import dispatcher, task_claims
-from app.dispatch.claims import new_claim_token
-from app.dispatch.jobs import heartbeat, write_coaching
+from app.dispatch.claiming import new_claim_token
+from app.dispatch.heartbeat import heartbeat
+from app.scenarios import job_phases, jobs, task_claims, validation
 from app.scenarios.job_models import JobTask, ScenarioJob
 from app.scenarios.models import ScenarioVersion
 
@@ -24,8 +26,6 @@ log = logging.getLogger(__name__)
 
 def run_job_task(task_id: int, *, worker_prefix: str = "worker") -> str:
     """Claim, run and store one task; returns what happened (done, skipped, lost)."""
-    from app.scenarios import jobs, validation
-
     settings = get_settings()
     with new_session() as session:
         claim = task_claims.claim(session=session, task_id=task_id, token=new_claim_token(worker_prefix),
@@ -56,10 +56,10 @@ def run_job_task(task_id: int, *, worker_prefix: str = "worker") -> str:
             return "lost"
         released = (validation.reference_run_finished(session=session, job_id=job_id, outcome=outcome)
                     if kind == validation.KIND and name == jobs.REFERENCE_RUN else [])
-        recoach = jobs.task_finished(session=session, job_id=job_id, label=_label(kind, package, name))
+        recoach = job_phases.task_finished(session=session, job_id=job_id, label=_label(kind, package, name))
         session.commit()
     for attempt_id in released:  # after the commit: their grading reads the reference just stored
-        dispatcher.enqueue(attempt_id)
+        attempt_jobs.dispatch(attempt_id)
     for rejudged in recoach:  # after the commit: a coaching model may take seconds, holding no lock
         write_coaching(rejudged)
     return "done"
@@ -86,7 +86,7 @@ def _execute(*, kind: str, package: dict[str, Any], name: str, attempt_id: int |
 
 
 def _regrade(*, attempt_id: int, package: dict[str, Any], version_id: int) -> dict[str, Any]:
-    from app.dispatch.grading import grade
+    from app.attempts.grading import grade
 
     with new_session() as session:
         attempt = session.get(Attempt, attempt_id)

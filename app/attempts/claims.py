@@ -1,33 +1,26 @@
 """Atomic state changes on the Attempt row, the single source of truth for every grading job.
 
-Every change is one conditional UPDATE, so two workers (threads, processes or machines) racing
-for the same attempt can never both win: the database decides.
+Every change is one conditional UPDATE (app.dispatch.claiming), so two workers racing for the same
+attempt can never both win: the database decides.
 """
 
 from __future__ import annotations
 
-import os
-import socket
-import uuid
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any, cast
+from typing import Any
 
-from sqlalchemy import CursorResult, Update, and_, or_, select, update
+from sqlalchemy import and_, or_, select, update
 from sqlalchemy.orm import Session
 
 from app.attempts.models import Attempt, AttemptStatus
 from app.core.db import utcnow
+from app.dispatch.claiming import changed_rows as _changed
 
 QUEUED = AttemptStatus.queued.value
 RUNNING = AttemptStatus.running.value
 ERROR = AttemptStatus.error.value
 CRASH_MESSAGE = "The grading worker stopped unexpectedly {tries} times while grading this attempt; it was not retried."
-
-
-def new_claim_token(prefix: str = "worker") -> str:
-    """A unique worker id for one claim: who is grading (host, pid) plus a nonce."""
-    return f"{prefix}:{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
 
 @dataclass(frozen=True)
@@ -37,17 +30,6 @@ class Claim:
     attempt_id: int
     token: str
     tries: int
-
-
-def _changed(session: Session, statement: Update) -> int:
-    """Run an UPDATE and return how many rows it changed."""
-    # The rows are changed in SQL only; nothing in the session needs to follow.
-    result = session.execute(statement.execution_options(synchronize_session=False))
-    return cast(CursorResult[Any], result).rowcount
-
-
-# Task claims and scenario jobs share the same conditional-UPDATE helper.
-changed_rows = _changed
 
 
 def _stale_cutoff(stale_after_seconds: float) -> Any:

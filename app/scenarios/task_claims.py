@@ -1,4 +1,4 @@
-"""Atomic state changes on JobTask rows (validation and rejudge runs), like claims.py for attempts.
+"""Atomic state changes on JobTask rows (validation and rejudge runs), like app/attempts/claims.py.
 
 Each change is one conditional UPDATE, so two workers racing for a task can never both run it.
 """
@@ -13,7 +13,7 @@ from sqlalchemy import and_, or_, select, update
 from sqlalchemy.orm import Session
 
 from app.core.db import utcnow
-from app.dispatch.claims import changed_rows
+from app.dispatch.claiming import changed_rows
 from app.scenarios.job_models import JobTask, ScenarioJob
 
 QUEUED, RUNNING, DONE = "queued", "running", "done"

@@ -18,10 +18,10 @@ from sqlalchemy import CursorResult, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from app.attempts.dispatch_models import AttemptDispatch
 from app.attempts.models import Attempt, AttemptStatus
 from app.core.db import new_session, utcnow
 from app.core.settings import get_settings
-from app.dispatch.models import AttemptDispatch
 
 log = logging.getLogger(__name__)
 BATCH = 200

@@ -1,6 +1,7 @@
-"""The job function: grade one attempt, safely, whatever process runs it.
+"""The grading job: grade one attempt, safely, whatever process runs it.
 
-`grade_attempt(attempt_id)` is what the local pool threads and the Celery task both call. It claims
+`grade_attempt(attempt_id)` is what the local pool threads and the Celery task both call (the job
+kind registered in app/attempts/job_kinds.py). It claims
 the row (so a finished or already-running attempt is never graded twice), keeps a heartbeat while the
 sandbox runs, and stores the outcome only while it still holds the claim.
 """
@@ -8,30 +9,43 @@ sandbox runs, and stores the outcome only while it still holds the claim.
 from __future__ import annotations
 
 import logging
-import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy.exc import InterfaceError, OperationalError
-from sqlalchemy.orm import Session
 
-import app.models  # noqa: F401  (every table, so foreign keys resolve in a worker process)
+from app.attempts import claims
+from app.attempts.dispatch_models import AttemptDispatch
+from app.attempts.grading import GradeOutcome, grade, internal_error
 from app.attempts.models import Attempt
 from app.core import logs
 from app.core.db import new_session
 from app.core.settings import get_settings
-from app.dispatch import claims
-from app.dispatch.grading import GradeOutcome, grade, internal_error
-from app.dispatch.models import AttemptDispatch
+from app.dispatch.claiming import new_claim_token
+from app.dispatch.heartbeat import heartbeat
 from app.ops import metrics
 from app.scenarios.models import ScenarioVersion
 
 log = logging.getLogger(__name__)
 
-# The real grader is grading.grade; the Celery task wraps it (time limits) and tests pass stand-ins.
+# The real grader is grading.grade (within the time limit below); tests pass stand-ins.
 Grader = Callable[..., GradeOutcome]
+TIMEOUT_ERROR = {"kind": "timeout", "message": "Grading took longer than the worker's time limit."}
+
+
+def grade_within_time_limit(**kwargs: Any) -> GradeOutcome:
+    """The real grader; hitting a Celery task's soft time limit ends the attempt as a timeout.
+
+    Only a Celery worker raises the exception; the local pool has no time limit of its own (the
+    sandbox's limits apply in both).
+    """
+    from celery.exceptions import SoftTimeLimitExceeded
+
+    try:
+        return grade(**kwargs)
+    except SoftTimeLimitExceeded:
+        return GradeOutcome(status="error", result=None, error=dict(TIMEOUT_ERROR), score=None)
 
 
 def grade_attempt(attempt_id: int, *, worker_prefix: str = "worker", grader: Grader | None = None) -> str:
@@ -50,7 +64,7 @@ def _grade_attempt(attempt_id: int, *, worker_prefix: str, grader: Grader | None
         log.info("attempt %s: waits in the queue for its version's reference run", attempt_id)
         return "waiting"
     settings = get_settings()
-    token = claims.new_claim_token(worker_prefix)
+    token = new_claim_token(worker_prefix)
     with new_session() as session:
         claim = claims.claim(
             session=session,
@@ -77,7 +91,7 @@ def _grade_attempt(attempt_id: int, *, worker_prefix: str, grader: Grader | None
     with heartbeat(lambda session: claims.beat(session=session, claim=claim), settings.heartbeat_seconds,
                    f"heartbeat-{attempt_id}"):
         try:
-            outcome = (grader or grade)(content=content, files=files, kind=kind, hints_used=hints,
+            outcome = (grader or grade_within_time_limit)(content=content, files=files, kind=kind, hints_used=hints,
                                         version_id=version_id, reference=reference, on_progress=clock)
         except Exception:
             log.exception("attempt %s: the grader failed", attempt_id)
@@ -133,30 +147,6 @@ def _store(claim: claims.Claim, outcome: GradeOutcome, *, patience_seconds: floa
                         claim.attempt_id, exc.__class__.__name__)
             time.sleep(delay)
             delay = min(delay * 2, 5.0)
-
-
-@contextmanager
-def heartbeat(beat: Callable[[Session], bool], every_seconds: float, name: str) -> Iterator[None]:
-    """Call beat(session) in a background thread for as long as the block runs; stop when it says False."""
-    stop = threading.Event()
-
-    def loop() -> None:
-        while not stop.wait(every_seconds):
-            try:
-                with new_session() as session:
-                    if not beat(session):
-                        log.warning("%s: heartbeat refused, claim lost", name)
-                        return
-            except Exception:  # a database hiccup must not kill the grading; the next beat retries
-                log.exception("%s: heartbeat failed", name)
-
-    thread = threading.Thread(target=loop, name=name, daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        thread.join(timeout=5)
 
 
 class ProgressWriter:

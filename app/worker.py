@@ -1,52 +1,55 @@
-"""`dojo worker`: a Celery worker that grades attempts from the broker queue.
+"""`dojo worker`: a Celery worker that runs the registered jobs (gradings, scenario-job tasks) from the
+broker's queues.
 
-The worker's own entry point: it imports the settings, database, models and grader, never the web
-app. Each worker's main process also sweeps for attempts whose worker died (machine lost, SIGKILL)
-and sends them back to the queue, so recovery does not wait for the broker's visibility timeout.
+The worker's own entry point, like app/main.py for the web app: it imports the settings, database,
+models, the domains' job kinds and the grader, never the web app. Each worker's main process also
+sweeps for jobs whose worker died (machine lost, SIGKILL) and sends them back to the queue, so
+recovery does not wait for the broker's visibility timeout.
 """
 
 from __future__ import annotations
 
+import argparse
 import logging
 import os
 import threading
-from typing import Any
 
-from celery.exceptions import SoftTimeLimitExceeded
+from celery import Task
 from celery.signals import worker_process_init, worker_process_shutdown, worker_ready, worker_shutdown
 
+import app.models  # noqa: F401  (every table, so foreign keys resolve in a worker process)
+from app.attempts.job_registration import register_jobs as register_attempt_jobs
 from app.core.settings import get_settings
-from app.dispatch import job_tasks, warm_sandboxes
-from app.dispatch.celery_app import JOB_TASK_NAME, TASK_NAME, background_queue_name, get_celery, queue_name
-from app.dispatch.grading import GradeOutcome, grade
-from app.dispatch.jobs import grade_attempt
+from app.dispatch import registry, warm_sandboxes
+from app.dispatch.celery_app import background_queue_name, get_celery, queue_name
+from app.dispatch.registry import JobKind
+from app.scenarios.job_registration import register_jobs as register_scenario_jobs
 
 log = logging.getLogger(__name__)
 celery = get_celery()
 _sweeper_stop = threading.Event()
 
 
-TIMEOUT_ERROR = {"kind": "timeout", "message": "Grading took longer than the worker's time limit."}
+def register_jobs() -> None:
+    """Every domain's job kinds (the same call as `dojo serve` makes in app/startup.py)."""
+    register_attempt_jobs()
+    register_scenario_jobs()
 
 
-def grade_within_time_limit(**kwargs: Any) -> GradeOutcome:
-    """The real grader; hitting the task's soft time limit ends the attempt as a timeout."""
-    try:
-        return grade(**kwargs)
-    except SoftTimeLimitExceeded:
-        return GradeOutcome(status="error", result=None, error=dict(TIMEOUT_ERROR), score=None)
+def _celery_task(kind: JobKind) -> Task:
+    """The Celery task of one job kind: its message carries the row id; duplicate or redelivered
+    messages are skipped by the row's claim, and a soft time limit is the job's own to report."""
+
+    def run(job_id: int) -> object:
+        return kind.run(job_id, "celery")
+
+    run.__name__ = run.__qualname__ = f"run_{kind.name.replace('-', '_')}"
+    task: Task = celery.task(name=kind.task_name)(run)
+    return task
 
 
-@celery.task(name=TASK_NAME)
-def grade_attempt_task(attempt_id: int) -> str:
-    """Grade one attempt; redelivered or duplicate messages are skipped by the row's claim."""
-    return grade_attempt(attempt_id, worker_prefix="celery", grader=grade_within_time_limit)
-
-
-@celery.task(name=JOB_TASK_NAME)
-def run_job_task(task_id: int) -> str:
-    """Run one validation or rejudge task; duplicates are skipped by the task row's claim."""
-    return job_tasks.run_job_task(task_id, worker_prefix="celery")
+register_jobs()
+tasks = {kind.task_name: _celery_task(kind) for kind in registry.kinds()}
 
 
 @worker_process_init.connect
@@ -72,22 +75,19 @@ def _stop_the_warm_sandbox(**_kwargs: object) -> None:
 
 @worker_ready.connect
 def _start_sweeper(**_kwargs: object) -> None:
-    from app.dispatch import recovery, task_recovery
-    from app.dispatch.celery_app import queue_backlog, send_grade, send_job_task
+    from app.dispatch.celery_app import queue_backlog, send
     from app.dispatch.dispatcher import sweep_interval
-    from app.dispatch.sweeper import redispatch_queued
 
     every = sweep_interval()
 
     def loop() -> None:
         while not _sweeper_stop.wait(every):
             try:
-                recovery.sweep_stale(enqueue=send_grade)
-                task_recovery.sweep_stale(enqueue=send_job_task)
+                registry.sweep_all(send)
                 # Messages lost with a restarted broker, or never sent while it was down.
-                redispatch_queued(send=send_grade, backlog=queue_backlog)
+                registry.redispatch_all(send, queue_backlog)
             except Exception:
-                log.exception("stale-attempt sweep failed")
+                log.exception("stale-job sweep failed")
 
     threading.Thread(target=loop, name="dojo-sweeper", daemon=True).start()
 
@@ -107,8 +107,20 @@ def _stop_sweeper(**_kwargs: object) -> None:
     _sweeper_stop.set()
 
 
+def main(argv: list[str] | None = None) -> int:
+    """`dojo worker` (app/cli.py hands its process over to this): log as configured, then run."""
+    from app.core import logs
+
+    parser = argparse.ArgumentParser(prog="dojo worker")
+    parser.add_argument("--concurrency", type=int, default=0, help="0 = one per CPU core")
+    parser.add_argument("--loglevel", default="info")
+    args = parser.parse_args(argv)
+    logs.configure(get_settings())
+    return worker_command(concurrency=args.concurrency, loglevel=args.loglevel)
+
+
 def worker_command(*, concurrency: int = 0, loglevel: str = "info") -> int:
-    """Run a Celery grading worker in the foreground until it is stopped."""
+    """Run a Celery worker in the foreground until it is stopped."""
     settings = get_settings()
     if not settings.broker_url:
         log.error("dojo worker needs BROKER_URL (e.g. redis://localhost:6379/0)")

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 
+from app.attempts import claims
+from app.attempts.job_kinds import grade_job
 from app.core.db import new_session
 from app.core.settings import get_settings
-from app.dispatch import claims
+from app.dispatch.registry import Enqueue
 
 log = logging.getLogger(__name__)
 
 
-def sweep_stale(*, enqueue: Callable[[int], None]) -> list[int]:
+def sweep_stale(*, enqueue: Enqueue) -> list[int]:
     """Put attempts whose worker stopped beating back in the queue (or close them as crash)."""
     settings = get_settings()
     with new_session() as session:
@@ -21,17 +22,17 @@ def sweep_stale(*, enqueue: Callable[[int], None]) -> list[int]:
         )
     for attempt_id in ids:
         log.warning("attempt %s: worker stopped beating; dispatched again", attempt_id)
-        enqueue(attempt_id)
+        enqueue(grade_job(attempt_id))
     return ids
 
 
-def recover_on_start(*, enqueue: Callable[[int], None]) -> list[int]:
+def recover_on_start(*, enqueue: Enqueue) -> list[int]:
     """Dispatch every queued attempt and every running one whose heartbeat went stale."""
     sweep_stale(enqueue=lambda _id: None)  # they become queued and are enqueued just below
     with new_session() as session:
         ids = claims.queued_ids(session=session)
     for attempt_id in ids:
-        enqueue(attempt_id)
+        enqueue(grade_job(attempt_id))
     if ids:
         log.info("recovery: %d queued attempt(s) dispatched", len(ids))
     return ids

@@ -19,4 +19,5 @@ if [ "${1:-}" = "--fast" ]; then
 fi
 .venv/bin/ruff check app tests migrations scripts
 .venv/bin/mypy
+.venv/bin/lint-imports --no-cache   # the layer contracts in pyproject.toml (docs/architecture.md)
 exec .venv/bin/pytest -n auto --dist loadfile "${select[@]}" "$@"

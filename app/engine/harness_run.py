@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.engine.interfaces import get_interface
+from app.engine.measurements import Measurements
 from app.engine.package import ScenarioPackage
 from app.sandbox.job import HarnessJob, HarnessOutcome, Limits, Runner
 from app.sandbox.progress import ProgressCallback
@@ -48,6 +49,16 @@ def outcome_error(outcome: HarnessOutcome) -> HarnessError | None:
     if outcome.error_kind is not None or outcome.result is None:
         return HarnessError(outcome.error_kind or "crash", outcome.error_message or "no result")
     err = outcome.result.get("error")
-    if err:
+    if not err:
+        return None
+    if isinstance(err, dict):
         return HarnessError(str(err.get("kind", "crash")), str(err.get("message", ""))[:500])
-    return None
+    return HarnessError("crash", str(err)[:500])
+
+
+def measured(outcome: HarnessOutcome) -> Measurements | None:
+    """The run's measurements: result.json made into Measurements here, once; None exactly when
+    outcome_error says why there are none."""
+    if outcome.result is None or outcome_error(outcome) is not None:
+        return None
+    return Measurements.from_json(outcome.result)

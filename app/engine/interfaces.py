@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Protocol
 
 from app.engine.errors import PackageError
 from app.engine.gpt_v1 import bundle as gpt_v1_bundle
@@ -22,10 +22,15 @@ from app.engine.gpt_v1 import checks as gpt_v1_checks
 # test, and its status (only FAILED is evidence of a bug, only PASSED of its absence). Defined next to
 # gpt-v1's checks because its engine fingerprint covers that file.
 from app.engine.gpt_v1.verdicts import FAILED, NOT_APPLICABLE, NOT_RUN, PASSED, TestSpec, Verdict
+from app.engine.measurements import Measurements
 
-# The harness's result.json, parsed once by the sandbox; the checks read it probe by probe.
-Measurements = dict[str, Any]
-CheckRunner = Callable[..., list[Verdict]]
+
+class CheckRunner(Protocol):
+    """run_checks(candidate, reference, *, files) -> one Verdict per applicable test."""
+
+    def __call__(self, candidate: Measurements, reference: Measurements, *,
+                 files: Sequence[str]) -> list[Verdict]: ...
+
 
 __all__ = ["FAILED", "INTERFACES", "NOT_APPLICABLE", "NOT_RUN", "PASSED", "Interface", "Measurements", "TestSpec",
            "Verdict", "get_interface", "interface_names"]
@@ -42,7 +47,6 @@ class Interface:
     allowed_files: tuple[str, ...]
     # Test id -> its spec (component, public or hidden, title).
     specs: Mapping[str, TestSpec]
-    # run_checks(candidate, reference, *, files) -> one Verdict per applicable test.
     check_runner: CheckRunner
     # The read-only directory handed to the sandbox (harness code + corpus), built once per fingerprint.
     harness_bundle_dir: Callable[[], Path]

@@ -77,17 +77,17 @@ def _print_report(pkg: ScenarioPackage, report: GradeResult, out: TextIO) -> Non
 def _print_matrix(report: ValidationReport, out: TextIO) -> None:
     state = "VALID" if report.valid else "INVALID"
     print(f"{report.slug} (version {report.version}): {state}", file=out)
-    columns = [t for t in report.tests if any(t in b["detected_by"] for b in report.bugs)]
-    width = max([len(b["id"]) for b in report.bugs] + [3])
+    columns = [t for t in report.tests if any(t in b.detected_by for b in report.bugs)]
+    width = max([len(b.id) for b in report.bugs] + [3])
     print(f"  {'bug':<{width}}  {'component':<10}  " + " ".join(f"{n + 1:>2}" for n in range(len(columns))),
           file=out)
     for b in report.bugs:
-        marks = " ".join(f"{'x' if t in b['detected_by'] else '.':>2}" for t in columns)
-        print(f"  {b['id']:<{width}}  {b['component']:<10}  {marks}", file=out)
+        marks = " ".join(f"{'x' if t in b.detected_by else '.':>2}" for t in columns)
+        print(f"  {b.id:<{width}}  {b.component:<10}  {marks}", file=out)
     for n, t in enumerate(columns, start=1):
         print(f"  {n:>2} = {t}", file=out)
     for m in report.masking:
-        print(f"  masking: {' + '.join(m['bugs'])} pass together {m['tests_passing_together']}", file=out)
+        print(f"  masking: {' + '.join(m.bugs)} pass together {m.tests_passing_together}", file=out)
     for p in report.problems:
         print(f"  PROBLEM: {p}", file=out)
     for w in report.warnings:

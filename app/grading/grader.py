@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import time
-from typing import Any
 
-from app.engine.harness_run import outcome_error, run_harness
+from app.engine.harness_run import measured, outcome_error, run_harness
 from app.engine.interfaces import get_interface
+from app.engine.measurements import Measurements, ProbeReadings
 from app.engine.package import ScenarioPackage
 from app.engine.validator import ValidationReport
 from app.grading import scoring
@@ -36,13 +36,12 @@ def complete_files(package: ScenarioPackage, files: dict[str, str]) -> dict[str,
     return out
 
 
-def training_summary(result: dict[str, Any], reference: dict[str, Any]) -> TrainingSummary | None:
+def training_summary(result: Measurements, reference: Measurements) -> TrainingSummary | None:
     """Curves and headline numbers of the tiny training run, next to the baseline's."""
-    probes, ref = result.get("probes", {}), reference.get("probes", {})
-    run, base = probes.get("training_run") or {}, ref.get("training_run") or {}
+    run, base = result.readings("training_run") or {}, reference.readings("training_run") or {}
     if not run or "exception" in run:
         return TrainingSummary(error=run.get("exception", "the training run did not complete")) if run else None
-    leak = probes.get("leak_probe") or {}
+    leak = result.readings("leak_probe") or {}
     return TrainingSummary(
         steps=run["steps"], train_loss=run["train_loss"], val_loss=run["val_loss"],
         baseline_val_loss=base.get("val_loss") or [], baseline_train_loss=base.get("train_loss") or [],
@@ -50,16 +49,17 @@ def training_summary(result: dict[str, Any], reference: dict[str, Any]) -> Train
         final_train_loss=run["final_train_loss"], init_loss=run["init_loss"],
         ln_vocab=(leak.get("ln_vocab") if "exception" not in leak else None),
         unigram_entropy=run.get("unigram_entropy"), leak_probe_loss=leak.get("final_loss"),
-        baseline_leak_probe_loss=(ref.get("leak_probe") or {}).get("final_loss"),
+        baseline_leak_probe_loss=(reference.readings("leak_probe") or {}).get("final_loss"),
         sample=run.get("sample"), baseline_sample=base.get("sample"),
-        influence=_influence(probes.get("influence")), baseline_influence=_influence(ref.get("influence")),
+        influence=_influence(result.readings("influence")),
+        baseline_influence=_influence(reference.readings("influence")),
     )
 
 
-def _influence(measured: dict[str, Any] | None) -> InfluenceMap | None:
-    if not measured or "exception" in measured:
+def _influence(readings: ProbeReadings | None) -> InfluenceMap | None:
+    if not readings or "exception" in readings:
         return None
-    return InfluenceMap(text=measured["text"], matrix=measured["matrix"])
+    return InfluenceMap(text=readings["text"], matrix=readings["matrix"])
 
 
 def _bugs(report: ValidationReport, verdicts: list[TestResult] | None,
@@ -69,22 +69,22 @@ def _bugs(report: ValidationReport, verdicts: list[TestResult] | None,
     interface, crashed training run) or do not apply is unverifiable, and so never fixed."""
     if verdicts is None:
         why = f"the submission could not be graded ({error.kind}: {error.message})" if error else None
-        return [BugResult(id=b["id"], component=b["component"], title=b["title"], fixed=False, verifiable=False,
+        return [BugResult(id=b.id, component=b.component, title=b.title, fixed=False, verifiable=False,
                           reason=why) for b in report.bugs]
     by_id = {v.id: v for v in verdicts}
-    evidence = {b["id"]: {t for t in b["detected_by"] if t in by_id and by_id[t].status in ("passed", "failed")}
+    evidence = {b.id: {t for t in b.detected_by if t in by_id and by_id[t].status in ("passed", "failed")}
                 for b in report.bugs}
     fixed = scoring.fixed_bugs(evidence, {v.id for v in verdicts if v.status == "failed"})
     out = []
     for b in report.bugs:
         reason = None
-        if not evidence[b["id"]]:
-            skipped = [by_id[t].reason for t in b["detected_by"]
+        if not evidence[b.id]:
+            skipped = [by_id[t].reason for t in b.detected_by
                        if t in by_id and by_id[t].status == "not_run" and by_id[t].reason]
             reason = (f"its tests were not run: {skipped[0]}" if skipped
                       else "the tests that detect it do not apply to how this submission is written")
-        out.append(BugResult(id=b["id"], component=b["component"], title=b["title"], fixed=fixed[b["id"]],
-                             verifiable=bool(evidence[b["id"]]), reason=reason))
+        out.append(BugResult(id=b.id, component=b.component, title=b.title, fixed=fixed[b.id],
+                             verifiable=bool(evidence[b.id]), reason=reason))
     return out
 
 
@@ -95,9 +95,9 @@ def _bugs_before_matrix(report: ValidationReport, verdicts: list[TestResult]) ->
     """Before the matrix: a submission that passes every test has fixed every bug (validation proves
     each bug is detected by a test); otherwise which bugs are fixed is not known yet."""
     if all(v.status in ("passed", "not_applicable") for v in verdicts):
-        return [BugResult(id=b["id"], component=b["component"], title=b["title"], fixed=True, verifiable=True)
+        return [BugResult(id=b.id, component=b.component, title=b.title, fixed=True, verifiable=True)
                 for b in report.bugs]
-    return [BugResult(id=b["id"], component=b["component"], title=b["title"], fixed=False, verifiable=False,
+    return [BugResult(id=b.id, component=b.component, title=b.title, fixed=False, verifiable=False,
                       reason=MATRIX_PENDING) for b in report.bugs]
 
 
@@ -122,7 +122,8 @@ def grade_files(*, package: ScenarioPackage, files: dict[str, str], runner: Runn
         reference = ensure_reference(package=package, runner=runner)
     ref_report = reference
     report = GradeResult(status="error", scenario=package.slug, version=package.version, kind=kind)
-    if ref_report.reference is None:
+    baseline = ref_report.reference
+    if baseline is None:
         report.error = GradeError(kind="sandbox", message="the scenario's reference run failed; see validation")
         return report
     report_progress({"stage": "sandbox"})
@@ -130,11 +131,12 @@ def grade_files(*, package: ScenarioPackage, files: dict[str, str], runner: Runn
     report_progress({"stage": "checking"})
     error = outcome_error(outcome)
     report.error = GradeError(kind=error.kind, message=error.message) if error is not None else None
-    if report.error is not None or outcome.result is None:
+    measurements = measured(outcome)
+    if report.error is not None or measurements is None:
         report.bugs = _bugs(ref_report, None, report.error)
     else:
-        verdicts = [TestResult(**v.to_dict())
-                    for v in interface.run_checks(outcome.result, ref_report.reference, files=package.files)]
+        verdicts = [TestResult.model_validate(v.to_dict())
+                    for v in interface.run_checks(measurements, baseline, files=package.files)]
         if ref_report.complete:
             report.bugs = _bugs(ref_report, verdicts)
             report.regressions = scoring.regressions(verdicts, ref_report.starter_failing)
@@ -143,7 +145,7 @@ def grade_files(*, package: ScenarioPackage, files: dict[str, str], runner: Runn
             report.bugs = _bugs_before_matrix(ref_report, verdicts)
         report.tests = [v for v in verdicts if kind != "run" or v.public]
         report.status = "passed" if all(v.status in ("passed", "not_applicable") for v in verdicts) else "failed"
-        report.training = training_summary(outcome.result, ref_report.reference)
+        report.training = training_summary(measurements, baseline)
     report.score = scoring.score({b.id: b.fixed for b in report.bugs}, hints_used)
     report.wall_seconds = round(time.monotonic() - started, 3)
     return report

@@ -10,7 +10,6 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 from app.core.settings import get_settings, live_settings
 from app.engine.interfaces import get_interface
@@ -76,8 +75,3 @@ def _process_lock(path: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-def reference_from_json(data: dict[str, Any]) -> ValidationReport:
-    """Rebuild a report that the web app stored in its database (ValidationReport.to_dict())."""
-    return ValidationReport.from_dict(data)

@@ -8,7 +8,7 @@ import pytest
 
 from app.engine.builtin import resolve_package
 from app.engine.errors import PackageError
-from app.engine.validator import ValidationReport
+from app.engine.validator import BugDetection, ValidationReport
 from app.grading.commands import _print_matrix, grade_command
 
 
@@ -16,10 +16,10 @@ def test_matrix_table_marks_detecting_tests_and_problems():
     report = ValidationReport(slug="demo", version="abc", content_hash="abc" * 10, valid=False,
                               problems=["bug b: no hidden test detects it"],
                               tests=["data.targets-next-token", "attention.causal-perturb", "general.finite-outputs"],
-                              bugs=[{"id": "a", "kind": "label-no-shift", "component": "loss", "title": "A",
-                                     "detected_by": ["data.targets-next-token"]},
-                                    {"id": "b", "kind": "mask-missing", "component": "attention", "title": "B",
-                                     "detected_by": []}])
+                              bugs=[BugDetection(id="a", kind="label-no-shift", component="loss", title="A",
+                                                 detected_by=["data.targets-next-token"]),
+                                    BugDetection(id="b", kind="mask-missing", component="attention", title="B",
+                                                 detected_by=[])])
     out = io.StringIO()
     _print_matrix(report, out)
     text = out.getvalue()

@@ -8,12 +8,13 @@ from variants import shape_files, solution_files
 
 from app.engine.gpt_v1.checks import run_checks
 from app.engine.gpt_v1.verdicts import FAILED, NOT_RUN, PASSED
+from app.engine.measurements import Measurements
 
 TRAIN_FILES = ("model.py", "data.py", "train.py")
 
 
 def _verdicts(result: dict, reference: dict, files=("model.py", "data.py")) -> dict:
-    return {v.id: v for v in run_checks(result, reference, files=files)}
+    return {v.id: v for v in run_checks(Measurements.from_json(result), Measurements.from_json(reference), files=files)}
 
 
 def test_nanogpt_model_is_told_what_the_interface_expects(measure, reference):

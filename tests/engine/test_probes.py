@@ -7,12 +7,14 @@ from bug_fixtures import BUG_FIXTURES, probes_for
 from variants import solution_files
 
 from app.engine.gpt_v1.checks import SPECS, run_checks
+from app.engine.measurements import Measurements
 
 TRAIN_FILES = ("model.py", "data.py", "train.py")
 
 
 def _verdicts(result: dict, reference: dict) -> dict[str, dict]:
-    return {v.id: v.to_dict() for v in run_checks(result, reference, files=TRAIN_FILES)}
+    candidate, baseline = Measurements.from_json(result), Measurements.from_json(reference)
+    return {v.id: v.to_dict() for v in run_checks(candidate, baseline, files=TRAIN_FILES)}
 
 
 def test_solution_passes_every_test(reference):

@@ -11,6 +11,7 @@ from variants import shape_files
 from app.engine.builtin import builtin_packages
 from app.engine.gpt_v1.checks import run_checks
 from app.engine.gpt_v1.verdicts import FAILED, NOT_APPLICABLE, PASSED
+from app.engine.measurements import Measurements
 
 FILES = ("model.py", "data.py")
 # Structure that another design may legitimately lack: the equivalence tier needs the starter's
@@ -21,7 +22,8 @@ MAY_NOT_APPLY = {"equivalence.logits", "equivalence.last-position", "attention.r
 
 
 def _statuses(result: dict, reference: dict, files=FILES) -> dict[str, tuple[str, str]]:
-    return {v.id: (v.status, v.message) for v in run_checks(result, reference, files=files)}
+    candidate, baseline = Measurements.from_json(result), Measurements.from_json(reference)
+    return {v.id: (v.status, v.message) for v in run_checks(candidate, baseline, files=files)}
 
 
 @pytest.mark.parametrize("shape", CORRECT_SHAPES, ids=[s.name for s in CORRECT_SHAPES])

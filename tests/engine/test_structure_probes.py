@@ -9,6 +9,7 @@ import pytest
 from variants import CORRECT_VARIANTS, solution_files
 
 from app.engine.gpt_v1.checks import run_checks
+from app.engine.measurements import Measurements
 from app.engine.package import load_package
 
 BUILTIN = Path(__file__).resolve().parents[2] / "app" / "scenarios_builtin"
@@ -20,7 +21,7 @@ NEW_TESTS = ("attention.rows-sum-to-one", "attention.rows-zero-on-future", "atte
 
 
 def _verdicts(result: dict, reference: dict, files=("model.py", "data.py")) -> dict:
-    return {v.id: v for v in run_checks(result, reference, files=files)}
+    return {v.id: v for v in run_checks(Measurements.from_json(result), Measurements.from_json(reference), files=files)}
 
 
 def _new_failures(result: dict, reference: dict, files) -> set[str]:

@@ -30,7 +30,7 @@ def leaky_report():
 
 def test_leaky_mask_is_valid_with_each_bug_detected(leaky_report):
     assert leaky_report.valid, leaky_report.problems
-    detected = {b["id"]: b["detected_by"] for b in leaky_report.bugs}
+    detected = {b.id: b.detected_by for b in leaky_report.bugs}
     assert "data.targets-next-token" in detected["labels-not-shifted"]
     assert "positional.receives-gradient" in detected["positions-frozen-at-zero"]
     assert "attention.causal-perturb" in detected["mask-sees-next-token"]
@@ -77,7 +77,7 @@ def test_validator_rejects_undetectable_bug(tmp_path):
     assert not report.valid
     assert any("cosmetic: no hidden test detects it" in p for p in report.problems)
     assert any("full starter passes every test" in p for p in report.problems)
-    assert report.bugs[0]["detected_by"] == []
+    assert report.bugs[0].detected_by == []
 
 
 def test_validate_command_rejects_edit_that_does_not_apply(tmp_path, capsys):

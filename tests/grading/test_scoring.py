@@ -64,15 +64,15 @@ def test_regressions_are_new_failures_only():
 
 
 def _report():
-    from app.engine.validator import ValidationReport
+    from app.engine.validator import BugDetection, ValidationReport
 
     return ValidationReport(slug="s", version="v", content_hash="h", bugs=[
-        {"id": "mask", "component": "attention", "title": "M",
-         "detected_by": ["attention.causal-perturb", "equivalence.logits"]},
-        {"id": "scale", "component": "attention", "title": "S",
-         "detected_by": ["equivalence.logits", "equivalence.last-position"]},
-        {"id": "leak", "component": "attention", "title": "L",
-         "detected_by": ["training.not-too-good", "attention.random-token-leak"]}])
+        BugDetection(id="mask", kind="mask-missing", component="attention", title="M",
+                     detected_by=["attention.causal-perturb", "equivalence.logits"]),
+        BugDetection(id="scale", kind="attn-scale-wrong", component="attention", title="S",
+                     detected_by=["equivalence.logits", "equivalence.last-position"]),
+        BugDetection(id="leak", kind="mask-future-leak", component="attention", title="L",
+                     detected_by=["training.not-too-good", "attention.random-token-leak"])])
 
 
 def _verdict(test_id: str, status: str, reason: str | None = None) -> TestResult:

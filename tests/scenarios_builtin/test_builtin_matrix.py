@@ -74,7 +74,7 @@ def _report(slug: str) -> ValidationReport:
 def test_builtin_validates_with_each_bug_caught_by_its_key_test(slug: str) -> None:
     report = _report(slug)
     assert report.valid, report.problems
-    detected = {b["id"]: set(b["detected_by"]) for b in report.bugs}
+    detected = {b.id: set(b.detected_by) for b in report.bugs}
     assert set(detected) == set(KEY_TESTS[slug])
     missed = {bug: test for bug, test in KEY_TESTS[slug].items() if test not in detected[bug]}
     assert missed == {}, detected
@@ -82,7 +82,7 @@ def test_builtin_validates_with_each_bug_caught_by_its_key_test(slug: str) -> No
 
 @pytest.mark.parametrize("slug", SEPARABLE)
 def test_separable_builtin_gives_every_bug_a_test_of_its_own(slug: str) -> None:
-    detected = {b["id"]: set(b["detected_by"]) for b in _report(slug).bugs}
+    detected = {b.id: set(b.detected_by) for b in _report(slug).bugs}
     shared = {
         bug: tests for bug, tests in detected.items()
         if not tests - set().union(*(other for b, other in detected.items() if b != bug))

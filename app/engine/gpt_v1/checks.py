@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
 
 from app.engine.gpt_v1 import checks_generation as gen
 from app.engine.gpt_v1 import checks_interface as itf
@@ -11,8 +10,10 @@ from app.engine.gpt_v1 import checks_model as mod
 from app.engine.gpt_v1 import checks_structure as st
 from app.engine.gpt_v1 import checks_training as trn
 from app.engine.gpt_v1.verdicts import NOT_RUN, Fail, NotApplicable, TestSpec, Verdict
+from app.engine.measurements import Measurements
 
-Check = Callable[[dict[str, Any], dict[str, Any]], str]
+# check(candidate, reference) -> what passed, or Fail / NotApplicable
+Check = Callable[[Measurements, Measurements], str]
 
 # Needs (checks_interface): "model", "forward" (all positions' logits without targets), "forward_targets",
 # "generate", "get_batch", "train_step", "evaluate", and the runs "training_run" and "leak_probe".
@@ -105,14 +106,13 @@ SUITE: list[tuple[TestSpec, Check]] = [
 SPECS: dict[str, TestSpec] = {spec.id: spec for spec, _ in SUITE}
 
 
-def suite_for(files: tuple[str, ...] | list[str]) -> list[TestSpec]:
+def suite_for(files: Sequence[str]) -> list[TestSpec]:
     """The tests that apply to a scenario with these candidate files."""
     has_train = "train.py" in files
     return [spec for spec, _ in SUITE if has_train or not spec.needs_train]
 
 
-def run_checks(candidate: dict[str, Any], reference: dict[str, Any], *, files: tuple[str, ...] | list[str]
-               ) -> list[Verdict]:
+def run_checks(candidate: Measurements, reference: Measurements, *, files: Sequence[str]) -> list[Verdict]:
     """Judge every applicable test; a check's own crash on malformed measurements is a failure. A test
     whose needs are unmet (interface) or crashed (training runs) is not run, with the reason."""
     has_train = "train.py" in files

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from app.engine.gpt_v1.verdicts import Fail, num, probe
+from app.engine.measurements import Measurements, ProbeReadings
 
-Result = dict[str, Any]
 PROB_TOL = 1e-6
 
 
-def _case(c: Result, name: str) -> dict[str, Any]:
+def _case(c: Measurements, name: str) -> ProbeReadings:
     case = probe(c, "generation")[name]
     if "exception" in case:
         raise Fail(f"generate raised {case['exception']}")
@@ -21,7 +19,7 @@ def _case(c: Result, name: str) -> dict[str, Any]:
     return case
 
 
-def _distribution(case: dict[str, Any], what: str) -> None:
+def _distribution(case: ProbeReadings, what: str) -> None:
     if case["calls"] == 0 or case["compared"] == 0:
         raise Fail(f"{what}: no sampling distribution was observed (torch.multinomial was not called)")
     if not num(case["prob_diff"]) <= PROB_TOL:
@@ -29,25 +27,25 @@ def _distribution(case: dict[str, Any], what: str) -> None:
                    f"logits (max difference {num(case['prob_diff']):.3g})")
 
 
-def crops_context(c: Result, r: Result) -> str:
+def crops_context(c: Measurements, r: Measurements) -> str:
     case = _case(c, "crop")
     if case["max_context"] is not None and case["max_context"] > 12:
         raise Fail(f"generating past block_size fed the model {case['max_context']} tokens (block_size is 12)")
     return "generation runs past block_size with a cropped context"
 
 
-def samples_last_position(c: Result, r: Result) -> str:
+def samples_last_position(c: Measurements, r: Measurements) -> str:
     _distribution(_case(c, "plain"), "at temperature 1")
     return "samples come from the last position's distribution"
 
 
-def temperature(c: Result, r: Result) -> str:
+def temperature(c: Measurements, r: Measurements) -> str:
     for name, t in (("t0.5", 0.5), ("t2", 2.0)):
         _distribution(_case(c, name), f"at temperature {t}")
     return "temperature divides the logits"
 
 
-def top_k(c: Result, r: Result) -> str:
+def top_k(c: Measurements, r: Measurements) -> str:
     case = _case(c, "topk5")
     _distribution(case, "with top_k=5")
     if case["max_nonzero"] != 5:
@@ -55,7 +53,7 @@ def top_k(c: Result, r: Result) -> str:
     return "top-k keeps exactly k tokens"
 
 
-def greedy(c: Result, r: Result) -> str:
+def greedy(c: Measurements, r: Measurements) -> str:
     case = _case(c, "greedy")
     if not case["tokens_are_argmax"]:
         raise Fail("with top_k=1 the generated token is not the most likely next token")
@@ -64,7 +62,7 @@ def greedy(c: Result, r: Result) -> str:
     return "top_k=1 picks the most likely token"
 
 
-def seeded_reproducible(c: Result, r: Result) -> str:
+def seeded_reproducible(c: Measurements, r: Measurements) -> str:
     if not probe(c, "seeded_generation")["equal"]:
         raise Fail("two generations in eval mode with the same seeded generator differ")
     return "seeded generation is reproducible"

@@ -3,11 +3,8 @@ cannot run because an item is unmet or a training run crashed."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from app.engine.gpt_v1.verdicts import Fail, probe
-
-Result = dict[str, Any]
+from app.engine.measurements import Measurements
 
 # What the interface (CONTRACTS.md section 1) expects, item by item, in the words a candidate reads.
 EXPECTED = {
@@ -41,15 +38,14 @@ def _expand(needs: tuple[str, ...]) -> list[str]:
     return out
 
 
-def blocked(candidate: Result) -> dict[str, str]:
+def blocked(candidate: Measurements) -> dict[str, str]:
     """need -> why tests relying on it cannot run (unmet interface items, crashed training runs)."""
-    probes = candidate.get("probes") or {}
-    items = (probes.get("interface") or {}).get("items") or {}
+    items = (candidate.readings("interface") or {}).get("items") or {}
     out = {name: f"the gpt-v1 interface expects {EXPECTED[name]}, but {item.get('found')}"
            for name, item in items.items() if name in EXPECTED and item.get("state") == "unmet"}
     for name, what in RUNS.items():
-        run = probes.get(name)
-        if isinstance(run, dict) and "exception" in run:
+        run = candidate.readings(name)
+        if run is not None and "exception" in run:
             out[name] = f"{what} stopped with {run['exception']}"
     return out
 
@@ -59,7 +55,7 @@ def not_run_reason(needs: tuple[str, ...], blocked_needs: dict[str, str]) -> str
     return next((blocked_needs[n] for n in _expand(needs) if n in blocked_needs), None)
 
 
-def interface_met(c: Result, r: Result) -> str:
+def interface_met(c: Measurements, r: Measurements) -> str:
     items = probe(c, "interface")["items"]
     unmet = [f"{EXPECTED[name]}, but {item['found']}" for name, item in items.items()
              if item.get("state") == "unmet" and name in EXPECTED]
@@ -69,11 +65,10 @@ def interface_met(c: Result, r: Result) -> str:
     return "the code follows the gpt-v1 interface"
 
 
-def training_completes(c: Result, r: Result) -> str:
-    probes = c.get("probes") or {}
+def training_completes(c: Measurements, r: Measurements) -> str:
     for name, what in RUNS.items():
-        run = probes.get(name)
-        if not isinstance(run, dict):
+        run = c.readings(name)
+        if run is None:
             raise Fail(f"{what} produced no measurements")
         if "exception" in run:
             raise Fail(f"{what} stopped with {run['exception']}")

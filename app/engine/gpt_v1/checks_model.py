@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from app.engine.gpt_v1.verdicts import Fail, NotApplicable, close, num, probe
+from app.engine.measurements import Measurements
 
-Result = dict[str, Any]
 
-
-def get_batch_shapes(c: Result, r: Result) -> str:
+def get_batch_shapes(c: Measurements, r: Measurements) -> str:
     d = probe(c, "get_batch_targets")
     if d["x_shape"] != [6, 8] or d["y_shape"] != [6, 8]:
         raise Fail(f"get_batch(batch_size=6, block_size=8) returned x {d['x_shape']} and y {d['y_shape']}, "
@@ -22,7 +20,7 @@ def get_batch_shapes(c: Result, r: Result) -> str:
     return "x and y have shape (batch_size, block_size) and follow the generator"
 
 
-def targets_next_token(c: Result, r: Result) -> str:
+def targets_next_token(c: Measurements, r: Measurements) -> str:
     d = probe(c, "get_batch_targets")
     offsets = d.get("offsets")
     if offsets == [1] and d.get("contiguous_x"):
@@ -34,7 +32,7 @@ def targets_next_token(c: Result, r: Result) -> str:
     raise Fail("the targets are not the token that follows each input position")
 
 
-def windows_cover_data(c: Result, r: Result) -> str:
+def windows_cover_data(c: Measurements, r: Measurements) -> str:
     d = probe(c, "get_batch_coverage")
     if d["starts"] != d["expected"]:
         raise Fail(f"on data of length block_size + 3, windows started at {d['starts']}; "
@@ -42,7 +40,7 @@ def windows_cover_data(c: Result, r: Result) -> str:
     return "every window of the data can be drawn"
 
 
-def forward_shapes(c: Result, r: Result) -> str:
+def forward_shapes(c: Measurements, r: Measurements) -> str:
     d = probe(c, "forward_shapes")
     for case in d["cases"]:
         b, t = case["B"], case["T"]
@@ -56,7 +54,7 @@ def forward_shapes(c: Result, r: Result) -> str:
     return "logits are (B, T, vocab_size) for T = 1 up to block_size"
 
 
-def finite_outputs(c: Result, r: Result) -> str:
+def finite_outputs(c: Measurements, r: Measurements) -> str:
     d = probe(c, "forward_shapes")
     for case in d["cases"]:
         if "exception" in case:
@@ -66,7 +64,7 @@ def finite_outputs(c: Result, r: Result) -> str:
     return "logits and loss are finite"
 
 
-def loss_matches_cross_entropy(c: Result, r: Result) -> str:
+def loss_matches_cross_entropy(c: Measurements, r: Measurements) -> str:
     d = probe(c, "loss_consistency")
     loss, expected = num(d["loss"]), num(d["expected"])
     if not close(loss, expected, rel=1e-6):
@@ -75,7 +73,7 @@ def loss_matches_cross_entropy(c: Result, r: Result) -> str:
     return "loss equals the mean cross-entropy of the logits"
 
 
-def loss_ignores_minus_one(c: Result, r: Result) -> str:
+def loss_ignores_minus_one(c: Measurements, r: Measurements) -> str:
     d = probe(c, "loss_consistency")
     loss, expected = num(d["loss_ignored"]), num(d["expected_ignored"])
     if not close(loss, expected, rel=1e-6):
@@ -84,7 +82,7 @@ def loss_ignores_minus_one(c: Result, r: Result) -> str:
     return "targets of -1 are left out of the loss"
 
 
-def init_loss(c: Result, r: Result) -> str:
+def init_loss(c: Measurements, r: Measurements) -> str:
     d = probe(c, "init_loss")
     ln_v = math.log(d["vocab_size"])
     ref = num(probe(r, "init_loss")["loss"])
@@ -95,7 +93,7 @@ def init_loss(c: Result, r: Result) -> str:
     return f"initial loss {loss:.3f} is near ln V = {ln_v:.3f}"
 
 
-def positional_gradient(c: Result, r: Result) -> str:
+def positional_gradient(c: Measurements, r: Measurements) -> str:
     d = probe(c, "positional_gradient")
     for p in d["params"]:
         if p["requires_grad"] and num(p["grad"]) == 0.0:
@@ -108,7 +106,7 @@ def positional_gradient(c: Result, r: Result) -> str:
     return "positional parameters receive gradients"
 
 
-def depends_on_position(c: Result, r: Result) -> str:
+def depends_on_position(c: Measurements, r: Measurements) -> str:
     d = probe(c, "order_dependence")
     diff = num(d["diff"])
     if not (math.isfinite(diff) and diff > 1e-8 * (1.0 + num(d["scale"]))):
@@ -117,7 +115,7 @@ def depends_on_position(c: Result, r: Result) -> str:
     return "predictions depend on the order of the tokens"
 
 
-def _perturb(c: Result, name: str, what: str) -> str:
+def _perturb(c: Measurements, name: str, what: str) -> str:
     d = probe(c, name)
     scale = num(d["scale"])
     for t, v in enumerate(d["violations"]):
@@ -127,15 +125,15 @@ def _perturb(c: Result, name: str, what: str) -> str:
     return "no position is influenced by later tokens"
 
 
-def causal_perturb(c: Result, r: Result) -> str:
+def causal_perturb(c: Measurements, r: Measurements) -> str:
     return _perturb(c, "causality_perturb", "")
 
 
-def causal_extreme(c: Result, r: Result) -> str:
+def causal_extreme(c: Measurements, r: Measurements) -> str:
     return _perturb(c, "causality_extreme", "with large attention scores, ")
 
 
-def causal_gradient(c: Result, r: Result) -> str:
+def causal_gradient(c: Measurements, r: Measurements) -> str:
     d = probe(c, "causality_gradient")
     if not d.get("applicable"):
         raise NotApplicable("no token embedding of size vocab_size to attach the gradient probe to")
@@ -144,26 +142,26 @@ def causal_gradient(c: Result, r: Result) -> str:
     return "gradients flow only from earlier positions"
 
 
-def batch_independence(c: Result, r: Result) -> str:
+def batch_independence(c: Measurements, r: Measurements) -> str:
     d = probe(c, "batch_independence")
     scale = num(d["scale"])
     if not num(d["slice_diff"]) <= 1e-9 * (1 + scale):
         raise Fail("the logits of the first sequence change when it is run alone instead of in a batch")
     if not num(d["perturb_diff"]) <= 1e-9 * (1 + scale):
         raise Fail("changing other sequences in the batch changes the first sequence's logits")
-    g = (c.get("probes") or {}).get("causality_gradient") or {}
+    g = c.readings("causality_gradient") or {}
     if g.get("applicable") and not num(g.get("cross_batch")) <= 1e-10:
         raise Fail("the gradient of one sequence's logits reaches the embeddings of another sequence")
     return "sequences in a batch do not influence each other"
 
 
-def eval_deterministic(c: Result, r: Result) -> str:
+def eval_deterministic(c: Measurements, r: Measurements) -> str:
     if not probe(c, "eval_determinism")["equal"]:
         raise Fail("with dropout configured, two forward passes in eval mode give different logits")
     return "eval mode is deterministic"
 
 
-def overfit_one_batch(c: Result, r: Result) -> str:
+def overfit_one_batch(c: Measurements, r: Measurements) -> str:
     d = probe(c, "overfit_one_batch")
     ref = num(probe(r, "overfit_one_batch")["final"])
     final, initial = num(d["final"]), num(d["initial"])
@@ -173,7 +171,7 @@ def overfit_one_batch(c: Result, r: Result) -> str:
     return f"one batch memorised (loss {final:.3f})"
 
 
-def _equivalence(c: Result, r: Result, key: str, what: str) -> str:
+def _equivalence(c: Measurements, r: Measurements, key: str, what: str) -> str:
     cand, ref = probe(c, "equivalence")[key], probe(r, "equivalence")[key]
     if cand["signature"] != ref["signature"]:
         raise NotApplicable("parameter names or shapes differ from the starter's; behavioural tests apply")
@@ -186,9 +184,9 @@ def _equivalence(c: Result, r: Result, key: str, what: str) -> str:
     return f"{what} match a correct model's under the same weights"
 
 
-def equivalence_logits(c: Result, r: Result) -> str:
+def equivalence_logits(c: Measurements, r: Measurements) -> str:
     return _equivalence(c, r, "full", "the logits")
 
 
-def equivalence_last(c: Result, r: Result) -> str:
+def equivalence_last(c: Measurements, r: Measurements) -> str:
     return _equivalence(c, r, "last", "the last-position logits of a one-layer model")

@@ -3,24 +3,21 @@ self-consistency. Each is "not applicable" when its probe found no structure to 
 
 from __future__ import annotations
 
-from typing import Any
-
 from app.engine.gpt_v1.verdicts import Fail, NotApplicable, close, num, probe
+from app.engine.measurements import Measurements, ProbeReadings
 
-Result = dict[str, Any]
 
-
-def _applicable(d: dict[str, Any], why: str) -> dict[str, Any]:
+def _applicable(d: ProbeReadings, why: str) -> ProbeReadings:
     if not d.get("applicable"):
         raise NotApplicable(why)
     return d
 
 
-def _rows(c: Result) -> dict[str, Any]:
+def _rows(c: Measurements) -> ProbeReadings:
     return _applicable(probe(c, "attention_rows"), "no softmax over a (T, T) score matrix was observed")
 
 
-def attention_rows_sum(c: Result, r: Result) -> str:
+def attention_rows_sum(c: Measurements, r: Measurements) -> str:
     d = _rows(c)
     if not num(d["row_error"]) <= 1e-6:  # loose enough for a float32 softmax
         raise Fail("the attention probabilities of a query position do not sum to 1 "
@@ -28,7 +25,7 @@ def attention_rows_sum(c: Result, r: Result) -> str:
     return "each query's attention probabilities sum to 1"
 
 
-def attention_rows_causal(c: Result, r: Result) -> str:
+def attention_rows_causal(c: Measurements, r: Measurements) -> str:
     d = _rows(c)
     if not num(d["above_diagonal"]) == 0.0:
         raise Fail("the attention probabilities computed by softmax put weight on later positions "
@@ -36,7 +33,7 @@ def attention_rows_causal(c: Result, r: Result) -> str:
     return "softmax gives later positions exactly zero weight"
 
 
-def attention_scale(c: Result, r: Result) -> str:
+def attention_scale(c: Measurements, r: Measurements) -> str:
     d = _applicable(probe(c, "attention_scale"),
                     "no attention call was observed whose scores could be traced to a query-key product")
     if d.get("score_diff") is not None and not num(d["score_diff"]) <= 1e-6:
@@ -49,7 +46,7 @@ def attention_scale(c: Result, r: Result) -> str:
     return "attention scores are scaled by 1/sqrt(head size)"
 
 
-def block_identity(c: Result, r: Result) -> str:
+def block_identity(c: Measurements, r: Measurements) -> str:
     d = probe(c, "block_identity")
     if d.get("post_norm"):
         raise NotApplicable("the blocks normalise their own output (post-LN); the identity test is for pre-LN blocks")
@@ -61,14 +58,14 @@ def block_identity(c: Result, r: Result) -> str:
     return "a block with silent sublayers passes its input through"
 
 
-def mlp_nonlinear(c: Result, r: Result) -> str:
+def mlp_nonlinear(c: Measurements, r: Measurements) -> str:
     d = _applicable(probe(c, "mlp_nonlinearity"), "no position-wise MLP module was found in the blocks")
     if not num(d["nonlinear"]) > max(1e-9, 1e-6 * num(d["scale"])):
         raise Fail("the MLP is an affine map: mlp(a + b) = mlp(a) + mlp(b) - mlp(0) for random inputs")
     return "the MLP is nonlinear"
 
 
-def final_norm(c: Result, r: Result) -> str:
+def final_norm(c: Measurements, r: Measurements) -> str:
     d = _applicable(probe(c, "final_norm"), "the logits were not traced to a linear output layer")
     if not num(d["spread"]) <= 0.01:
         raise Fail("the features entering the output layer differ in size from position to position "
@@ -76,14 +73,14 @@ def final_norm(c: Result, r: Result) -> str:
     return "the output layer sees normalised features"
 
 
-def _loss_part(c: Result, name: str) -> dict[str, Any]:
+def _loss_part(c: Measurements, name: str) -> ProbeReadings:
     d = probe(c, "loss_invariances")[name]
     if "exception" in d:
         raise Fail(f"the code raised {d['exception']}")
     return d
 
 
-def loss_own_target(c: Result, r: Result) -> str:
+def loss_own_target(c: Measurements, r: Measurements) -> str:
     d = _applicable(_loss_part(c, "alignment"), "the returned logits do not carry the loss's gradient")
     if d["positions"] == 0:
         raise Fail("the loss does not depend on the returned logits")
@@ -93,7 +90,7 @@ def loss_own_target(c: Result, r: Result) -> str:
     return "the loss at each position rewards that position's own target"
 
 
-def loss_size_invariant(c: Result, r: Result) -> str:
+def loss_size_invariant(c: Measurements, r: Measurements) -> str:
     d = _loss_part(c, "sizes")
     base = num(d["base"])
     for key, what in (("double", "the same batch is repeated twice along the batch dimension"),
@@ -104,7 +101,7 @@ def loss_size_invariant(c: Result, r: Result) -> str:
     return "the loss is a mean: it does not grow with batch size or sequence length"
 
 
-def loss_padding(c: Result, r: Result) -> str:
+def loss_padding(c: Measurements, r: Measurements) -> str:
     d = _loss_part(c, "padding")
     padded, prefix = num(d["padded"]), num(d["prefix"])
     if not close(padded, prefix, rel=1e-9):

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from app.engine.gpt_v1.verdicts import Fail, num, probe
-
-Result = dict[str, Any]
+from app.engine.measurements import Measurements, ProbeReadings
 
 # Bands around the reference's final validation loss (nats); calibrated on correct variants
 # (SDPA, additive mask, sinusoidal positions, per-head loop) — see tests/engine/test_variants.py.
@@ -15,11 +13,11 @@ NOT_LEARNING_MARGIN = 0.25
 TOO_GOOD_MARGIN = 0.25
 
 
-def _losses(d: dict[str, Any]) -> list[float]:
+def _losses(d: ProbeReadings) -> list[float]:
     return [num(v) for v in d["train_loss"] + d["val_loss"] if v is not None]
 
 
-def training_finite(c: Result, r: Result) -> str:
+def training_finite(c: Measurements, r: Measurements) -> str:
     d = probe(c, "training_run")
     if not all(math.isfinite(v) for v in _losses(d)):
         raise Fail("the training loss became NaN or infinite")
@@ -28,7 +26,7 @@ def training_finite(c: Result, r: Result) -> str:
     return "training stays finite"
 
 
-def training_learns(c: Result, r: Result) -> str:
+def training_learns(c: Measurements, r: Measurements) -> str:
     d, ref = probe(c, "training_run"), probe(r, "training_run")
     final, base = num(d["final_val_loss"]), num(ref["final_val_loss"])
     unigram = num(ref["unigram_entropy"])
@@ -40,7 +38,7 @@ def training_learns(c: Result, r: Result) -> str:
     return f"final validation loss {final:.3f} vs baseline {base:.3f}"
 
 
-def training_not_too_good(c: Result, r: Result) -> str:
+def training_not_too_good(c: Measurements, r: Measurements) -> str:
     d, ref = probe(c, "training_run"), probe(r, "training_run")
     for key, what in (("final_val_loss", "validation"), ("final_train_loss", "training")):
         value, base = num(d[key]), num(ref[key])
@@ -50,7 +48,7 @@ def training_not_too_good(c: Result, r: Result) -> str:
     return "losses are not suspiciously far below the baseline"
 
 
-def random_token_leak(c: Result, r: Result) -> str:
+def random_token_leak(c: Measurements, r: Measurements) -> str:
     d, ref = probe(c, "leak_probe"), probe(r, "leak_probe")
     loss, ln_v = num(d["final_loss"]), num(d["ln_vocab"])
     floor = min(num(ref["final_loss"]), ln_v) - 0.15
@@ -60,7 +58,7 @@ def random_token_leak(c: Result, r: Result) -> str:
     return "random tokens stay unpredictable"
 
 
-def step_gradients(c: Result, r: Result) -> str:
+def step_gradients(c: Measurements, r: Measurements) -> str:
     d = probe(c, "train_step_gradients")["step1"]
     if d["step_calls"] != 1:
         raise Fail(f"one train_step called optimizer.step {d['step_calls']} times")
@@ -73,7 +71,7 @@ def step_gradients(c: Result, r: Result) -> str:
     return "train_step applies this batch's gradients"
 
 
-def gradients_reset(c: Result, r: Result) -> str:
+def gradients_reset(c: Measurements, r: Measurements) -> str:
     d = probe(c, "train_step_gradients")["step2"]
     if d["step_calls"] != 2 or d.get("missing") or not num(d.get("grad_diff")) <= 1e-6:
         raise Fail("at the second step the optimizer's gradients are not the second batch's own gradients: "
@@ -81,7 +79,7 @@ def gradients_reset(c: Result, r: Result) -> str:
     return "each step starts from fresh gradients"
 
 
-def clip_before_step(c: Result, r: Result) -> str:
+def clip_before_step(c: Measurements, r: Measurements) -> str:
     d = probe(c, "train_step_clipping")
     if d["step_calls"] != 1 or d["norm"] is None:
         raise Fail("train_step did not call optimizer.step exactly once")
@@ -92,7 +90,7 @@ def clip_before_step(c: Result, r: Result) -> str:
     return "gradients are clipped before the optimizer step"
 
 
-def eval_mode(c: Result, r: Result) -> str:
+def eval_mode(c: Measurements, r: Measurements) -> str:
     d = probe(c, "evaluate_mode")
     if d["forwards"] == 0:
         raise Fail("evaluate did not run the model")
@@ -103,7 +101,7 @@ def eval_mode(c: Result, r: Result) -> str:
     return "evaluate uses eval mode and restores the caller's mode"
 
 
-def evaluate_mean(c: Result, r: Result) -> str:
+def evaluate_mean(c: Measurements, r: Measurements) -> str:
     d = probe(c, "evaluate_mode")
     if not math.isclose(num(d["value"]), num(d["expected"]), rel_tol=1e-6, abs_tol=1e-9):
         raise Fail(f"evaluate returned {num(d['value']):.4f}; the mean loss over the batches is "

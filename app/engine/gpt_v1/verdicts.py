@@ -6,6 +6,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from app.engine.measurements import Measurements, ProbeReadings
+
 
 @dataclass(frozen=True)
 class TestSpec:
@@ -41,19 +43,10 @@ class Verdict:
         if not self.status:
             self.status = (PASSED if self.passed else FAILED) if self.applicable else NOT_APPLICABLE
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, str | bool | None]:
         return {"id": self.id, "component": self.component, "passed": self.passed,
                 "message": self.message, "applicable": self.applicable, "public": self.public,
                 "status": self.status, "reason": self.reason}
-
-
-def status_of(test: dict[str, Any]) -> str:
-    """The status of a stored verdict dict (those stored before statuses existed have none)."""
-    if test.get("status"):
-        return str(test["status"])
-    if not test.get("applicable", True):
-        return NOT_APPLICABLE
-    return PASSED if test.get("passed") else FAILED
 
 
 class Fail(Exception):
@@ -71,9 +64,9 @@ def num(value: Any) -> float:
     return float(value)
 
 
-def probe(result: dict[str, Any], name: str) -> dict[str, Any]:
-    """The measurements of one probe, or Fail with the exception the candidate's code raised."""
-    data = (result.get("probes") or {}).get(name)
+def probe(result: Measurements, name: str) -> ProbeReadings:
+    """The readings of one probe, or Fail with the exception the candidate's code raised."""
+    data = result.readings(name)
     if data is None:
         raise Fail("this check could not run: an earlier step did not produce measurements")
     if "exception" in data:

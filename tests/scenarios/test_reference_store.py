@@ -9,6 +9,7 @@ from sqlalchemy import update
 
 from app.attempts.models import Attempt
 from app.core.db import new_session
+from app.engine.measurements import Measurements
 from app.engine.validator import ValidationReport
 from app.grading import reference as file_cache
 from app.scenarios import reference
@@ -69,7 +70,7 @@ def test_grading_reads_the_reference_from_the_version_row(app_db: None, monkeypa
 def test_a_report_from_another_engine_or_package_is_not_current() -> None:
     package = tiny_package()
     good = ValidationReport(slug=package.slug, version=package.version, content_hash=package.content_hash,
-                            reference={"probes": {}}, engine=reference.engine_fingerprint())
+                            reference=Measurements.from_json({"probes": {}}), engine=reference.engine_fingerprint())
     assert reference.current_report(good.to_dict(), package) is not None
     old_engine = {**good.to_dict(), "engine": "an-older-engine"}
     other_package = {**good.to_dict(), "content_hash": "0" * 64}
@@ -82,7 +83,7 @@ def test_missing_references_lists_versions_without_a_current_one(app_db: None) -
     version_id = _tiny_version_id()
     package = tiny_package()
     good = ValidationReport(slug=package.slug, version=package.version, content_hash=package.content_hash,
-                            reference={"probes": {}}, engine=reference.engine_fingerprint())
+                            reference=Measurements.from_json({"probes": {}}), engine=reference.engine_fingerprint())
     with new_session() as session:
         saved = session.get(ScenarioVersion, version_id)
         kept = (saved.reference, saved.validation)

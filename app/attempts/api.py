@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, HTTPException, Request
 from sqlalchemy.orm import Session
 from starlette.responses import Response
 
 from app.attempts import service, views
 from app.attempts.etag import api_etag, if_none_match, not_modified, with_validator
-from app.attempts.schemas import AttemptCreate, AttemptQueued
+from app.attempts.schemas import AttemptCancelled, AttemptCreate, AttemptQueued
 from app.auth.deps import CurrentUser, SessionDep
 from app.core.db import run_read
 from app.core.errors import DojoError
@@ -42,10 +40,11 @@ def create_attempt(body: AttemptCreate, user: CurrentUser, session: SessionDep) 
     return AttemptQueued(id=attempt.id)
 
 
-# Polled while an attempt is graded. The view is plain JSON already, so it is answered as it is:
-# a declared return type would have FastAPI validate and re-encode it. Async, with the read in
-# run_read: on SQLite the whole request makes no trip to a worker thread.
-@router.get("/{attempt_id}", response_model=dict[str, Any])
+# Polled while an attempt is graded. The view is plain JSON already (a typed dictionary, which the
+# response model describes), so it is answered as it is: returned as the body, FastAPI would validate
+# and re-encode it. Async, with the read in run_read: on SQLite the whole request makes no trip to a
+# worker thread.
+@router.get("/{attempt_id}", response_model=views.AttemptBody)
 async def read_attempt(request: Request, attempt_id: RowIdPath, user: CurrentUser, session: SessionDep) -> Response:
     """The attempt shaped for the viewer; 404 for attempts the viewer may not read. With If-None-Match
     naming the ETag of what it would show, 304 and no body (see app/attempts/etag.py)."""
@@ -59,16 +58,16 @@ def _attempt_answer(request: Request, attempt_id: int, user: User, session: Sess
     return with_validator(FastJSONResponse(_attempt_view(attempt_id, user, session)), etag)
 
 
-def _attempt_view(attempt_id: int, user: User, session: Session) -> dict[str, Any]:
+def _attempt_view(attempt_id: int, user: User, session: Session) -> views.AttemptBody:
     attempt = service.visible_attempt(session=session, attempt_id=attempt_id, user=user)
     if attempt is None:
         raise HTTPException(404, f"Attempt {attempt_id} not found.")
     return views.attempt_view(session=session, attempt=attempt, viewer=user)
 
 
-@router.post("/{attempt_id}/cancel")
-def cancel_attempt(attempt_id: RowIdPath, user: CurrentUser, session: SessionDep) -> dict[str, Any]:
+@router.post("/{attempt_id}/cancel", response_model=AttemptCancelled)
+def cancel_attempt(attempt_id: RowIdPath, user: CurrentUser, session: SessionDep) -> AttemptCancelled:
     """Withdraw one's own attempt while it is still queued; 409 once a worker has taken it."""
     service.cancel_own_attempt(session=session, attempt_id=attempt_id, user=user)
     session.commit()
-    return {"id": attempt_id, "status": "cancelled"}
+    return AttemptCancelled(id=attempt_id)

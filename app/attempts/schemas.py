@@ -22,3 +22,8 @@ class AttemptCreate(BaseModel):
 class AttemptQueued(BaseModel):
     id: int
     status: Literal["queued"] = "queued"
+
+
+class AttemptCancelled(BaseModel):
+    id: int
+    status: Literal["cancelled"] = "cancelled"

@@ -7,14 +7,16 @@ fix); interviewers and admins see everything the grader reported plus the score.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NotRequired
 
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
+from typing_extensions import TypedDict  # what pydantic needs to describe one on Python 3.11
 
 from app.attempts.models import Attempt
 from app.coaching import service as coaching_service
-from app.grading.result import GradeError, GradeResult, TestResult, TrainingSummary
+from app.coaching.tip import ShownTip
+from app.grading.result import BugResult, GradeError, GradeResult, ScratchOutput, TestResult, TrainingSummary
 from app.scenarios.models import Scenario, ScenarioVersion
 from app.users.models import Role, User
 
@@ -26,6 +28,83 @@ HIDDEN_MESSAGES = {"passed": "Hidden check passed.", "failed": "Hidden check fai
                    "not_applicable": "Hidden check does not apply to how this code is written."}
 HIDDEN_NOT_RUN = "Hidden check not run"  # + the reason: an unmet interface item or the candidate's own crash
 
+# The API's attempt object and its parts are JSON objects (CONTRACTS.md), answered as they are built:
+# dictionaries with these keys, typed, rather than objects that would be converted once more.
+
+
+class ShownTest(TypedDict):
+    """A test as a candidate sees it (hidden ones anonymised), and as the Results panel lists it."""
+
+    id: str
+    component: str
+    passed: bool
+    status: str
+    reason: str | None
+    message: str
+    hidden: bool
+
+
+class StaffTest(TypedDict):
+    """A test as interviewers and admins see it: everything the grader reported."""
+
+    id: str
+    component: str
+    passed: bool
+    message: str
+    applicable: bool
+    public: bool
+    status: str
+    reason: str | None
+
+
+class ShownError(TypedDict):
+    kind: str
+    message: str
+
+
+class ShownBug(TypedDict):
+    id: str
+    component: str
+    title: str
+    fixed: bool
+    verifiable: bool
+    reason: str | None
+
+
+class ShownScratch(TypedDict):
+    stdout: str
+    stderr: str
+    exit_code: int | None
+    wall_seconds: float
+    truncated: bool
+
+
+class AttemptBody(TypedDict):
+    """GET /api/attempts/{id}; the NotRequired keys are for interviewers and admins only."""
+
+    id: int
+    scenario: str
+    version: int
+    kind: str
+    status: str
+    error: ShownError | None
+    tests: list[ShownTest] | list[StaffTest]
+    training: dict[str, Any] | None  # the TrainingSummary's JSON, for candidates without reference-only fields
+    tips: list[ShownTip]
+    notes: dict[str, str]
+    files: dict[str, str]
+    interview: int | None
+    progress: dict[str, str | int] | None  # the sandbox's sanitised report: stage, name, k, n
+    scratch: ShownScratch | None
+    created_at: str | None
+    started_at: str | None
+    finished_at: str | None
+    bugs: NotRequired[list[ShownBug]]
+    score: NotRequired[float | None]
+    regressions: NotRequired[list[str]]
+    tries: NotRequired[int]
+    hints_used: NotRequired[dict[str, int]]
+
 
 def _iso(moment: datetime | None) -> str | None:
     if moment is None:
@@ -33,22 +112,29 @@ def _iso(moment: datetime | None) -> str | None:
     return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).isoformat()
 
 
-def candidate_tests(tests: list[TestResult]) -> list[dict[str, Any]]:
+def candidate_tests(tests: list[TestResult]) -> list[ShownTest]:
     """Tests as a candidate sees them: hidden ones anonymised, only status and component kept. A test
     that was not run keeps its reason (an unmet interface item or the candidate's own crash, never a
     test id), so it reads as not run rather than failed."""
-    shown, hidden_count = [], 0
+    shown: list[ShownTest] = []
+    hidden_count = 0
     for test in tests:
-        seen = {"component": test.component, "passed": test.passed, "status": test.status,
-                "reason": test.reason if test.status == "not_run" else None}
+        reason = test.reason if test.status == "not_run" else None
         if test.public:
-            shown.append({"id": test.id, **seen, "message": test.message, "hidden": False})
+            shown.append(ShownTest(id=test.id, component=test.component, passed=test.passed, status=test.status,
+                                   reason=reason, message=test.message, hidden=False))
             continue
         hidden_count += 1
         message = (f"{HIDDEN_NOT_RUN}: {test.reason}." if test.status == "not_run"
                    else HIDDEN_MESSAGES.get(test.status, HIDDEN_MESSAGES["failed"]))
-        shown.append({"id": f"hidden-{hidden_count}", **seen, "message": message, "hidden": True})
+        shown.append(ShownTest(id=f"hidden-{hidden_count}", component=test.component, passed=test.passed,
+                               status=test.status, reason=reason, message=message, hidden=True))
     return shown
+
+
+def staff_test(test: TestResult) -> StaffTest:
+    return StaffTest(id=test.id, component=test.component, passed=test.passed, message=test.message,
+                     applicable=test.applicable, public=test.public, status=test.status, reason=test.reason)
 
 
 def candidate_training(training: TrainingSummary | None) -> dict[str, Any] | None:
@@ -67,35 +153,34 @@ _VERSION_AND_SLUG = (
 )
 
 
-def attempt_view(*, session: Session, attempt: Attempt, viewer: User) -> dict[str, Any]:
+def attempt_view(*, session: Session, attempt: Attempt, viewer: User) -> AttemptBody:
     """The API's attempt object for this viewer."""
     version_number, slug = session.execute(_VERSION_AND_SLUG, {"version_id": attempt.scenario_version_id}).one()
     result = GradeResult.from_stored(attempt.result)
     staff = viewer.role in (Role.interviewer.value, Role.admin.value)
     tests = result.tests if result else []
     training = result.training if result else None
-    view: dict[str, Any] = {
-        "id": attempt.id,
-        "scenario": slug,
-        "version": version_number,
-        "kind": attempt.kind,
-        "status": attempt.status,
-        "error": _error_view(attempt.error),
-        "tests": [t.model_dump(mode="json") for t in tests] if staff else candidate_tests(tests),
-        "training": (training.model_dump(mode="json") if training else None) if staff else candidate_training(training),
-        "tips": coaching_service.tips_of(session=session, attempt_id=attempt.id),
-        "notes": attempt.notes,
-        "files": attempt.files,
-        "interview": attempt.interview_id,
-        "progress": attempt.progress,
-        "scratch": result.scratch.model_dump(mode="json") if result and result.scratch else None,
-        "created_at": _iso(attempt.created_at),
-        "started_at": _iso(attempt.started_at),
-        "finished_at": _iso(attempt.finished_at),
-    }
+    view = AttemptBody(
+        id=attempt.id,
+        scenario=slug,
+        version=version_number,
+        kind=attempt.kind,
+        status=attempt.status,
+        error=_error_view(GradeError.model_validate(attempt.error) if attempt.error else None),
+        tests=[staff_test(t) for t in tests] if staff else candidate_tests(tests),
+        training=(training.model_dump(mode="json") if training else None) if staff else candidate_training(training),
+        tips=coaching_service.tips_of(session=session, attempt_id=attempt.id),
+        notes=attempt.notes,
+        files=attempt.files,
+        interview=attempt.interview_id,
+        progress=attempt.progress,
+        scratch=_scratch_view(result.scratch) if result and result.scratch else None,
+        created_at=_iso(attempt.created_at),
+        started_at=_iso(attempt.started_at),
+        finished_at=_iso(attempt.finished_at),
+    )
     if staff:
-        view["bugs"] = [{"id": b.id, "component": b.component, "title": b.title, "fixed": b.fixed,
-                         "verifiable": b.verifiable, "reason": b.reason} for b in (result.bugs if result else [])]
+        view["bugs"] = [_bug_view(b) for b in (result.bugs if result else [])]
         view["score"] = attempt.score
         view["regressions"] = result.regressions if result else []
         view["tries"] = attempt.tries
@@ -103,8 +188,15 @@ def attempt_view(*, session: Session, attempt: Attempt, viewer: User) -> dict[st
     return view
 
 
-def _error_view(error: dict[str, Any] | None) -> dict[str, Any] | None:
-    if not error:
-        return None
-    parsed = GradeError.model_validate(error)
-    return {"kind": parsed.kind, "message": parsed.message}
+def _error_view(error: GradeError | None) -> ShownError | None:
+    return ShownError(kind=error.kind, message=error.message) if error else None
+
+
+def _bug_view(bug: BugResult) -> ShownBug:
+    return ShownBug(id=bug.id, component=bug.component, title=bug.title, fixed=bug.fixed,
+                    verifiable=bug.verifiable, reason=bug.reason)
+
+
+def _scratch_view(scratch: ScratchOutput) -> ShownScratch:
+    return ShownScratch(stdout=scratch.stdout, stderr=scratch.stderr, exit_code=scratch.exit_code,
+                        wall_seconds=scratch.wall_seconds, truncated=scratch.truncated)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TypedDict
+
+from typing_extensions import TypedDict  # what pydantic needs to describe one on Python 3.11
 
 
 @dataclass(frozen=True)

@@ -10,16 +10,16 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.attempts.models import Attempt, AttemptStatus
-from app.attempts.views import candidate_tests
+from app.attempts.views import ShownTest, candidate_tests
 from app.coaching import service as coaching_service
+from app.coaching.tip import ShownTip
 from app.core.db import as_utc, utcnow
-from app.grading.result import COMPONENTS, GradeError, GradeResult
+from app.grading.result import COMPONENTS, GradeError, GradeResult, ScratchOutput, TestResult, TrainingSummary
 from app.workspace import charts
 
 TIPS_WAIT = timedelta(seconds=10)
@@ -52,7 +52,7 @@ class ComponentRow:
     title: str
     passed: int
     failed: int
-    tests: list[dict[str, Any]]  # id, status, message, reason, hidden (the candidate's or the staff view)
+    tests: list[ShownTest]  # the candidate's view of each test, or for staff every test under its own id
     not_run: int = 0
     # The reasons hidden tests were not run, each with how many (candidates read one line per reason).
     hidden_not_run: list[tuple[str, int]] = field(default_factory=list)
@@ -69,10 +69,10 @@ class ResultsView:
     components: list[ComponentRow] = field(default_factory=list)
     chart: charts.LossChart | None = None
     heatmaps: list[charts.Heatmap] = field(default_factory=list)
-    training: Any = None  # the TrainingSummary, for the headline numbers and samples
+    training: TrainingSummary | None = None  # for the headline numbers and samples
     regressions: list[str] = field(default_factory=list)
-    tips: list[dict[str, Any]] = field(default_factory=list)
-    scratch: Any = None  # ScratchOutput for scratch runs
+    tips: list[ShownTip] = field(default_factory=list)
+    scratch: ScratchOutput | None = None  # what a scratch run printed
     awaiting_tips: bool = False  # just finished: the coach writes its tips a moment after the verdict
 
     @property
@@ -118,8 +118,7 @@ def build_view(*, session: Session, attempt: Attempt, staff: bool) -> ResultsVie
     if result is None:
         return view
     view.scratch = result.scratch
-    shown = [t.model_dump(mode="json") | {"hidden": not t.public} for t in result.tests] if staff \
-        else candidate_tests(result.tests)
+    shown = [_staff_row(t) for t in result.tests] if staff else candidate_tests(result.tests)
     for component in COMPONENTS:
         tests = [t for t in shown if t["component"] == component]
         if tests:
@@ -140,7 +139,13 @@ def tips_still_coming(*, kind: str, status: str, finished_at: datetime | None, h
     return finished_at is not None and utcnow() - as_utc(finished_at) < TIPS_WAIT
 
 
-def _component_row(component: str, tests: list[dict[str, Any]]) -> ComponentRow:
+def _staff_row(test: TestResult) -> ShownTest:
+    """Staff read every test under its own id and message, hidden ones marked as such."""
+    return ShownTest(id=test.id, component=test.component, passed=test.passed, status=test.status,
+                     reason=test.reason, message=test.message, hidden=not test.public)
+
+
+def _component_row(component: str, tests: list[ShownTest]) -> ComponentRow:
     """Counts by status; a test that did not apply to this code was never a failure."""
     count = {status: sum(1 for t in tests if t["status"] == status) for status in ("failed", "not_run")}
     reasons = Counter(t["reason"] or "something it relies on is missing"

@@ -21,7 +21,7 @@ class PublicPackage:
     brief: str
     editable: tuple[str, ...]
     starter_files: dict[str, str]
-    questions: list[dict[str, Any]]
+    questions: list[dict[str, str]]  # id, text
     components: list[str]
     bugs: list[dict[str, str]]  # for interviewers: id, component, title
     time_limit_minutes: int = 45

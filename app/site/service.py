@@ -10,8 +10,8 @@ from app.interviews.rubric import DEFAULT_RUBRIC, RUBRIC_KEY
 from app.site.models import SiteSetting
 from app.users.models import User
 
-# key -> default value; every run-time setting is declared here.
-DEFAULTS: dict[str, Any] = {
+# key -> default value (any JSON value); every run-time setting is declared here.
+DEFAULTS: dict[str, object] = {
     "allow_sign_up": False,  # visitors may create a candidate account from the sign-in page
     RUBRIC_KEY: DEFAULT_RUBRIC,  # the criteria interviewers score, each level 1-4 described
 }

@@ -6,7 +6,7 @@ fixed shape and capped per workspace: a script cannot fill the database through 
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -24,17 +24,18 @@ class EventRejected(DojoError):
     status_code = 422
 
 
-def _int(value: Any, low: int, high: int) -> int:
+def _int(value: object, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
         raise EventRejected("Event details must be small non-negative numbers.")
     return int(value)
 
 
-def clean_detail(ws: Workspace, kind: str, detail: dict[str, Any]) -> dict[str, Any] | None:
-    """The stored shape of one event, or None when it is not worth keeping."""
+def clean_detail(ws: Workspace, kind: str, detail: Mapping[str, object]) -> dict[str, str | int | float] | None:
+    """The stored shape of one event, or None when it is not worth keeping (what the browser sent is
+    untrusted: each value is checked before it is kept)."""
     if kind == "paste":
         name = detail.get("file")
-        if name not in (*ws.package.editable, "scratch.py"):
+        if not isinstance(name, str) or name not in (*ws.package.editable, "scratch.py"):
             raise EventRejected("A paste event must name one of the workspace's files.")
         chars = _int(detail.get("chars"), 0, 10_000_000)
         return {"file": name, "chars": chars, "lines": _int(detail.get("lines"), 0, 1_000_000)} \
@@ -44,7 +45,7 @@ def clean_detail(ws: Workspace, kind: str, detail: dict[str, Any]) -> dict[str, 
     raise EventRejected(f"Unknown event kind {kind[:40]!r}: use paste or focus_lost.")
 
 
-def record_event(*, session: Session, ws: Workspace, kind: str, detail: dict[str, Any]) -> WorkspaceEvent | None:
+def record_event(*, session: Session, ws: Workspace, kind: str, detail: Mapping[str, object]) -> WorkspaceEvent | None:
     """Store one editor event (flushed, not committed); ignored beyond the per-workspace cap."""
     clean = clean_detail(ws, kind, detail)
     if clean is None:

@@ -57,7 +57,7 @@ def facts_for(content: dict[str, Any], content_hash: str) -> ScenarioFacts:
     from app.engine.package import ScenarioPackage
 
     try:
-        package: Any = ScenarioPackage.from_dict(content)
+        package = ScenarioPackage.from_dict(content)
     except (KeyError, TypeError, ValueError):  # a hand-made version without a full package: no bugs to guard
         facts = ScenarioFacts(slug=str(content.get("slug", "")), questions=(), bug_kinds={}, bug_components={},
                               guard=EMPTY_GUARD)

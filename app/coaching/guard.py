@@ -10,9 +10,12 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from app.engine.interfaces import INTERFACES
+
+if TYPE_CHECKING:
+    from app.engine.package import ScenarioPackage
 
 MIN_LINE_CHARS = 6  # shorter lines ("else:", "x = y") are too common to mean anything
 MIN_FRAGMENT_CHARS = 8
@@ -74,18 +77,18 @@ class LeakGuard:
 HIDDEN_TEST_IDS = frozenset(test_id.casefold() for i in INTERFACES.values() for test_id in i.hidden_test_ids())
 
 
-def guard_for(package: Any) -> LeakGuard:
-    """The guard of one scenario package (a ScenarioPackage); None-safe for packages without bugs."""
+def guard_for(package: ScenarioPackage) -> LeakGuard:
+    """The guard of one scenario package."""
     lines: set[str] = set()
     fixes: set[str] = set()
-    for bug in getattr(package, "bugs", ()):
+    for bug in package.bugs:
         for edit in bug.edits:
             lines.update(squash(line) for line in (edit.old + "\n" + edit.new).splitlines())
         fix = str(bug.explanation.get("fix", ""))
         if fix.strip():
             fixes.add(squash(fix).rstrip("."))
             fixes.update(squash(fragment) for fragment in code_fragments(fix))
-    solution, starter = getattr(package, "solution_files", {}), getattr(package, "starter_files", {})
+    solution, starter = package.solution_files, package.starter_files
     for name, text in solution.items():
         diff = difflib.unified_diff(starter.get(name, "").splitlines(), text.splitlines(), n=0, lineterm="")
         lines.update(squash(row[1:]) for row in diff if row[:1] in "+-" and row[:3] not in ("+++", "---"))

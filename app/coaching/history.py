@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -107,10 +106,10 @@ def history_of(*, session: Session, attempt: Attempt, result: GradeResult | None
     ).all())
     rows.reverse()
     graded = [r.id for r in rows if r.kind == "submit" and r.status in ("passed", "failed")][-RESULTS_LOADED:]
-    results: dict[int, Any] = {}
+    results: dict[int, GradeResult | None] = {}
     if graded:
-        results = dict(session.execute(select(Attempt.id, Attempt.result).where(Attempt.id.in_(graded))).all())
-    previous = tuple(summarise(r.id, r.kind, r.status, r.created_at, GradeResult.from_stored(results.get(r.id)))
-                     for r in rows)
+        results = {attempt_id: GradeResult.from_stored(stored) for attempt_id, stored in
+                   session.execute(select(Attempt.id, Attempt.result).where(Attempt.id.in_(graded))).tuples()}
+    previous = tuple(summarise(r.id, r.kind, r.status, r.created_at, results.get(r.id)) for r in rows)
     current = summarise(attempt.id, attempt.kind, attempt.status, attempt.created_at, result)
     return History(previous=previous, current=current)

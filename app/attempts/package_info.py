@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from app.scenarios.models import ScenarioVersion
 
@@ -29,10 +29,6 @@ class PublicPackage:
     @property
     def question_ids(self) -> set[str]:
         return {q["id"] for q in self.questions}
-
-
-def _get(obj: Any, name: str, default: Any = None) -> Any:
-    return obj.get(name, default) if isinstance(obj, dict) else getattr(obj, name, default)
 
 
 _PARSED: OrderedDict[str, ScenarioPackage] = OrderedDict()
@@ -65,15 +61,9 @@ def public_package(version: ScenarioVersion) -> PublicPackage:
     """Load a version's package and keep only what may leave the server."""
     package = package_of(version)
     starter = {name: str(text) for name, text in dict(package.starter_files).items()}
-    editable = tuple(package.files) if getattr(package, "files", None) else tuple(starter)
-    questions = [
-        {"id": str(_get(q, "id")), "text": str(_get(q, "text", ""))}
-        for q in (package.questions or [])
-    ]
-    bugs = [
-        {"id": str(_get(b, "id")), "component": str(_get(b, "component")), "title": str(_get(b, "title", ""))}
-        for b in (getattr(package, "bugs", None) or [])
-    ]
+    editable = tuple(package.files) if package.files else tuple(starter)
+    questions = [{"id": str(q["id"]), "text": str(q.get("text", ""))} for q in package.questions]
+    bugs = [{"id": b.id, "component": b.component, "title": b.title} for b in package.bugs]
     components = sorted({b["component"] for b in bugs})
     return PublicPackage(
         slug=str(package.slug),

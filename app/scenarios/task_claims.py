@@ -15,9 +15,10 @@ from sqlalchemy.orm import Session
 from app.core.db import utcnow
 from app.dispatch.claiming import changed_rows
 from app.scenarios.job_models import JobTask, ScenarioJob
+from app.scenarios.task_outcomes import TaskFailed, TaskOutcome, to_json
 
 QUEUED, RUNNING, DONE = "queued", "running", "done"
-CRASHED = {"error_kind": "crash", "error_message": "the worker running this task stopped {tries} times"}
+CRASH_MESSAGE = "the worker running this task stopped {tries} times"
 
 
 @dataclass(frozen=True)
@@ -56,11 +57,11 @@ def beat(*, session: Session, claim: TaskClaim) -> bool:
     return bool(done)
 
 
-def finish(*, session: Session, claim: TaskClaim, outcome: dict[str, Any]) -> bool:
+def finish(*, session: Session, claim: TaskClaim, outcome: TaskOutcome) -> bool:
     """Store the outcome if we still hold the claim (not committed: the caller advances the job first)."""
     return bool(changed_rows(session, update(JobTask).where(
         JobTask.id == claim.task_id, JobTask.worker_id == claim.token, JobTask.status == RUNNING
-    ).values(status=DONE, outcome=outcome, finished_at=utcnow(), heartbeat_at=utcnow())))
+    ).values(status=DONE, outcome=to_json(outcome), finished_at=utcnow(), heartbeat_at=utcnow())))
 
 
 def requeue_stale(*, session: Session, stale_after_seconds: float, max_tries: int) -> tuple[list[int], list[int]]:
@@ -72,7 +73,7 @@ def requeue_stale(*, session: Session, stale_after_seconds: float, max_tries: in
     requeued, crashed_jobs = [], []
     for task_id, job_id in rows:
         condition = (JobTask.id == task_id, JobTask.status == RUNNING, JobTask.heartbeat_at < stale)
-        outcome = {**CRASHED, "error_message": CRASHED["error_message"].format(tries=max_tries)}
+        outcome = to_json(TaskFailed("crash", CRASH_MESSAGE.format(tries=max_tries)))
         crashed = changed_rows(session, update(JobTask).where(*condition, JobTask.tries >= max_tries).values(
             status=DONE, outcome=outcome, finished_at=utcnow(), worker_id=None))
         back = 0 if crashed else changed_rows(

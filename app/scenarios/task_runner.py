@@ -20,6 +20,7 @@ from app.dispatch.heartbeat import heartbeat
 from app.scenarios import job_phases, jobs, task_claims, validation
 from app.scenarios.job_models import JobTask, ScenarioJob
 from app.scenarios.models import ScenarioVersion
+from app.scenarios.task_outcomes import ReferenceReady, Regraded, TaskFailed, TaskOutcome
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +48,7 @@ def run_job_task(task_id: int, *, worker_prefix: str = "worker") -> str:
             outcome = _execute(kind=kind, package=package, name=name, attempt_id=attempt_id, version_id=version_id)
         except Exception as exc:  # recorded on the task; validation reports it as a run that failed
             log.exception("job task %s (%s) failed", task_id, name)
-            outcome = {"error_kind": "sandbox", "error_message": f"the run failed: {exc.__class__.__name__}"}
+            outcome = TaskFailed("sandbox", f"the run failed: {exc.__class__.__name__}")
 
     with new_session() as session:
         if not task_claims.finish(session=session, claim=claim, outcome=outcome):
@@ -66,37 +67,36 @@ def run_job_task(task_id: int, *, worker_prefix: str = "worker") -> str:
 
 
 def _execute(*, kind: str, package: dict[str, Any], name: str, attempt_id: int | None,
-             version_id: int) -> dict[str, Any]:
+             version_id: int) -> TaskOutcome:
     from app.engine.package import ScenarioPackage
     from app.sandbox import get_runner
 
     pkg = ScenarioPackage.from_dict(package)
     if kind == "validate":
         from app.engine.harness_run import run_harness
-        from app.scenarios.validation import outcome_to_json, task_files
+        from app.scenarios.validation import task_files
 
-        outcome = run_harness(package=pkg, files=task_files(pkg, name), runner=get_runner())
-        return outcome_to_json(outcome)
+        return run_harness(package=pkg, files=task_files(pkg, name), runner=get_runner())
     if attempt_id is None:  # the rejudge's first task: make the version's reference current
         from app.scenarios.reference import ensure_version_reference
 
         report = ensure_version_reference(version_id=version_id, package=pkg, runner=get_runner())
-        return {"reference_ready": report.reference is not None}
+        return ReferenceReady(report.reference is not None)
     return _regrade(attempt_id=attempt_id, package=package, version_id=version_id)
 
 
-def _regrade(*, attempt_id: int, package: dict[str, Any], version_id: int) -> dict[str, Any]:
+def _regrade(*, attempt_id: int, package: dict[str, Any], version_id: int) -> TaskOutcome:
     from app.attempts.grading import grade
 
     with new_session() as session:
         attempt = session.get(Attempt, attempt_id)
         version = session.get(ScenarioVersion, version_id)
         if attempt is None or version is None:
-            return {"error_kind": "gone", "error_message": "the attempt no longer exists"}
+            return TaskFailed("gone", "the attempt no longer exists")
         files, kind, hints, stored = dict(attempt.files), attempt.kind, dict(attempt.hints_used), version.reference
     outcome = grade(content=package, files=files, kind=kind, hints_used=hints, version_id=version_id,
                     reference=stored)
-    return {"status": outcome.status, "score": outcome.score, "error": outcome.error, "result": outcome.result}
+    return Regraded(status=outcome.status, score=outcome.score, error=outcome.error, result=outcome.result)
 
 
 def _label(kind: str, package: dict[str, Any], name: str) -> str:

@@ -19,9 +19,10 @@ from app.engine.validator import (
     report_from_outcomes,
 )
 from app.sandbox.job import HarnessOutcome
-from app.scenarios import jobs, reference
+from app.scenarios import jobs, reference, task_outcomes
 from app.scenarios.job_models import JobTask, ScenarioJob
 from app.scenarios.models import ScenarioVersion
+from app.scenarios.task_outcomes import TaskOutcome
 
 KIND = "validate"
 _QUEUEING_LOCK = 0x646F6A6F  # any constant: the advisory lock that serialises queueing validations
@@ -60,12 +61,6 @@ def task_label(package: ScenarioPackage, name: str) -> str:
             "starter": "the starter"}.get(name, name)
 
 
-def outcome_to_json(outcome: HarnessOutcome) -> dict[str, Any]:
-    """What a task row stores: the measurements or the error, never the run's raw output."""
-    return {"result": outcome.result, "error_kind": outcome.error_kind, "error_message": outcome.error_message,
-            "wall_seconds": round(outcome.wall_seconds, 3)}
-
-
 def outcome_from_json(data: dict[str, Any] | None) -> HarnessOutcome:
     data = data or {}
     return HarnessOutcome(result=data.get("result"), error_kind=data.get("error_kind"),
@@ -99,7 +94,7 @@ def close_phase(*, session: Session, job: ScenarioJob) -> None:
         rejudge.regrade_provisional(session=session, version_id=job.scenario_version_id)
 
 
-def reference_run_finished(*, session: Session, job_id: int, outcome: dict[str, Any]) -> list[int]:
+def reference_run_finished(*, session: Session, job_id: int, outcome: TaskOutcome) -> list[int]:
     """The validation's run of the solution finished (in the finishing worker's transaction).
 
     Its measurements become the version's reference at once, before the mutation matrix (unless a
@@ -113,7 +108,7 @@ def reference_run_finished(*, session: Session, job_id: int, outcome: dict[str, 
     package = ScenarioPackage.from_dict(job.package)
     if version.content_hash == package.content_hash \
             and not reference.has_reference(version.reference, version.content_hash):
-        report = reference_only_report(package, outcome_from_json(outcome))
+        report = reference_only_report(package, outcome_from_json(task_outcomes.to_json(outcome)))
         if report.reference is not None:
             reference.store_reference_only(session=session, version_id=version.id, report=report)
     return list(session.scalars(select(Attempt.id).where(

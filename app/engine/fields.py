@@ -92,11 +92,11 @@ class TomlFields:
             raise self._fail(key, "at least one entry is required")
         return value
 
-    def training(self, spec: dict[str, tuple[type, float, float]]) -> dict[str, Any]:
+    def training(self, spec: dict[str, tuple[type, float, float]]) -> dict[str, float]:
         table = self.table.get("training", {})
         if not isinstance(table, dict):
             raise self._fail("training", "must be a table")
-        out: dict[str, Any] = {}
+        out: dict[str, float] = {}
         for key, value in table.items():
             if key not in spec:
                 raise self._fail(f"training.{key}", f"unknown setting (known: {', '.join(spec)})")

@@ -22,7 +22,8 @@ TRAINING_KEYS: dict[str, tuple[type, float, float]] = {  # key: (type, min, max)
     "n_layer": (int, 1, 8), "n_head": (int, 1, 16), "n_embd": (int, 8, 256),
     "learning_rate": (float, 1e-6, 1.0), "seed": (int, 0, 2**31 - 1),
 }
-DEFAULT_TRAINING: dict[str, Any] = {
+# Training settings are numbers: the int ones stay ints (TRAINING_KEYS), learning_rate is a float.
+DEFAULT_TRAINING: dict[str, float] = {
     "steps": 200, "batch_size": 16, "block_size": 32, "n_layer": 2, "n_head": 4, "n_embd": 48,
     "learning_rate": 3e-3, "seed": 1337,
 }
@@ -57,7 +58,7 @@ class ScenarioPackage:
     interface: str
     time_limit_minutes: int
     files: tuple[str, ...]
-    training: dict[str, Any]
+    training: dict[str, float]
     questions: tuple[dict[str, str], ...]
     bugs: tuple[Bug, ...]
     brief: str

@@ -9,9 +9,10 @@ launcher protocol in app/sandbox/protocol.py.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 if TYPE_CHECKING:
     from app.sandbox.progress import ProgressCallback
@@ -44,7 +45,8 @@ class HarnessJob:
 
     candidate_files: dict[str, str]
     harness_dir: Path
-    input: dict[str, Any]
+    # input.json as the harness reads it; each harness defines its own (the sandbox only writes it).
+    input: Mapping[str, object]
     limits: Limits = field(default_factory=Limits)
     # Called with {stage, name?, k?, n?} as the harness reports progress (display only, never trusted).
     on_progress: ProgressCallback | None = field(default=None, compare=False)
@@ -52,9 +54,10 @@ class HarnessJob:
 
 @dataclass
 class HarnessOutcome:
-    """What came back. `result` is the parsed result.json when the run produced a valid one."""
+    """What came back. `result` is the parsed result.json when the run produced a valid one (untrusted
+    JSON: app.engine.harness_run.measured reads it)."""
 
-    result: dict[str, Any] | None
+    result: dict[str, object] | None
     error_kind: ErrorKind | None = None
     error_message: str | None = None
     stdout: str = ""

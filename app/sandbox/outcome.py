@@ -6,7 +6,6 @@ import re
 import signal
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from app.sandbox.job import ERROR_KINDS, HarnessOutcome, Limits
 from app.sandbox.result_file import ResultRead
@@ -110,7 +109,7 @@ def _cpu_exhausted(facts: RunFacts, limits: Limits) -> bool:
 
 
 def _from_result(
-    outcome: HarnessOutcome, result: dict[str, Any], fail: Callable[[str, str], HarnessOutcome]
+    outcome: HarnessOutcome, result: dict[str, object], fail: Callable[[str, str], HarnessOutcome]
 ) -> HarnessOutcome:
     """A valid result object: either the harness's own error report or measurements."""
     outcome.result = result

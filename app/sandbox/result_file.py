@@ -7,16 +7,18 @@ import json
 import os
 import stat
 from dataclasses import dataclass
-from typing import Any
 
 RESULT_NAME = "result.json"
 
 
 @dataclass(frozen=True)
 class ResultRead:
-    """Parsed result object, or the reason there is none (problem is a short, path-free sentence)."""
+    """Parsed result object, or the reason there is none (problem is a short, path-free sentence).
 
-    result: dict[str, Any] | None
+    The object is untrusted JSON (candidate code runs in the process that writes it): its values are
+    `object` until a reader has checked them (app.engine.harness_run makes the measurements)."""
+
+    result: dict[str, object] | None
     problem: str | None = None
     too_large: bool = False
     missing: bool = False

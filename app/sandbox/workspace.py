@@ -10,9 +10,9 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any
 
 INPUT_NAME = "input.json"
 
@@ -37,7 +37,7 @@ class Workspace:
         return self.input_dir / INPUT_NAME
 
     def fill(
-        self, *, candidate_files: dict[str, str], job_input: dict[str, Any], harness_dir: Path | None = None
+        self, *, candidate_files: dict[str, str], job_input: Mapping[str, object], harness_dir: Path | None = None
     ) -> None:
         """Write the candidate files (0644) and the input JSON; copy the harness when given."""
         for name, text in candidate_files.items():
@@ -45,7 +45,7 @@ class Workspace:
             target.parent.mkdir(parents=True, exist_ok=True, mode=0o755)
             target.write_text(text, encoding="utf-8")
             os.chmod(target, 0o644)
-        self.input_file.write_text(json.dumps(job_input), encoding="utf-8")
+        self.input_file.write_text(json.dumps(dict(job_input)), encoding="utf-8")
         os.chmod(self.input_file, 0o644)
         if harness_dir is not None:
             _copy_readable(Path(os.path.realpath(harness_dir)), self.harness_dir)

@@ -23,14 +23,13 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from app.bench import harness_times, pipeline, server
 from app.bench.quiet import python_loop_ms, wait_until_quiet
+from app.bench.report import BenchReport, measured_now
 from app.bench.watchers import WatchOptions, watchers_figure
 from app.bench.web_load import one_at_a_time, web_load
 
@@ -60,7 +59,7 @@ def _load() -> list[float]:
     return [round(x, 2) for x in os.getloadavg()]
 
 
-def run_bench(options: BenchOptions, *, say: Callable[[str], None]) -> dict[str, Any]:
+def run_bench(options: BenchOptions, *, say: Callable[[str], None]) -> BenchReport:
     """Measure everything; `say` gets a line per step."""
     from app.engine.builtin import find_builtin
 
@@ -72,7 +71,7 @@ def run_bench(options: BenchOptions, *, say: Callable[[str], None]) -> dict[str,
     # This process's harness bundle cache: a write to the environment, which the engine reads afresh at each
     # bundle (app.core.settings.live_settings), so the benchmark never reuses or fills the install's cache.
     os.environ["DOJO_DATA_DIR"] = str(work / "harness")
-    details: dict[str, Any] = {"scenario": options.scenario, "cpus": os.cpu_count(), "load_before": _load()}
+    details: dict[str, object] = {"scenario": options.scenario, "cpus": os.cpu_count(), "load_before": _load()}
 
     say(f"harness runs of {options.scenario}'s solution: plain subprocess and cold sandbox, {options.repeats} each")
     paired = harness_times.bare_and_sandbox(options.scenario, repeats=options.repeats)
@@ -124,7 +123,7 @@ def run_bench(options: BenchOptions, *, say: Callable[[str], None]) -> dict[str,
     latencies = [v.seconds for v in verdicts]
     bare, sandbox = harness_times.median(paired.plain), harness_times.median(paired.sandboxed)
     p50 = pipeline.median(latencies)
-    figures: dict[str, Any] = {
+    figures: dict[str, float | None] = {
         "bare_s": round(bare, 3),
         "sandbox_s": round(sandbox, 3),
         "pipeline_p50_s": round(p50, 3),
@@ -133,7 +132,7 @@ def run_bench(options: BenchOptions, *, say: Callable[[str], None]) -> dict[str,
         "throughput_per_min": round(batch.per_minute, 2),
         "web_rps": round(web.rps, 1),
         "web_p95_ms": round(web.p95_ms(), 1),
-        "watchers_p95_ms": watching["watchers_p95_ms"],
+        "watchers_p95_ms": watching.p95_ms,
         "pipeline_p50_over_bare": round(p50 / bare, 3),
         "cold_first_over_pipeline_p50": round(cold.seconds / p50, 3),
     }
@@ -149,12 +148,12 @@ def run_bench(options: BenchOptions, *, say: Callable[[str], None]) -> dict[str,
              "one_at_a_time_median_ms": {label: round(ms, 2) for label, ms in single.items()}},
         warm_standby_jobs=log_text.count("job ran in a warm standby sandbox"),
         cold_sandbox_jobs=log_text.count("running the job in a cold sandbox"),
-        watchers=watching["details"], load_after=_load(), work_dir=str(work), data_dir=str(data),
+        watchers=watching.details, load_after=_load(), work_dir=str(work), data_dir=str(data),
     )  # fmt: skip
-    return {**figures, "details": details, "measured_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+    return BenchReport(figures=figures, watchers=watching, details=details, measured_at=measured_now())
 
 
-def _first_install(env: dict[str, str], log: Path, scenario: str, files: dict[str, str]) -> dict[str, Any]:
+def _first_install(env: dict[str, str], log: Path, scenario: str, files: dict[str, str]) -> dict[str, float]:
     """The first start of a fresh install: how long until it serves, and its first verdict."""
     serve = server.BenchServer(env=env, log=log)
     try:
@@ -187,17 +186,19 @@ def bench_command(*, as_json: bool, options: BenchOptions, only: str | None = No
     if only == "watchers":
         from app.bench.watch_only import run_watchers_only
 
-        figures = run_watchers_only(options.watch, scenario=options.scenario, data_dir=options.data_dir, say=say)
+        report = run_watchers_only(options.watch, scenario=options.scenario, data_dir=options.data_dir, say=say)
     else:
-        figures = run_bench(options, say=say)
+        report = run_bench(options, say=say)
     if as_json:
-        sys.stdout.write(json.dumps(figures, indent=2) + "\n")
+        sys.stdout.write(json.dumps(report.to_json(), indent=2) + "\n")
         return 0
-    lines = [f"{key:30s} {value}" for key, value in figures.items() if key != "details"]
-    details = figures["details"]
-    for mode, seen in (details["modes"] if "modes" in details else details["watchers"]["modes"]).items():
-        lines.append(f"{'  other p95 ms, ' + mode:30s} {seen['other_p95_ms']} ({seen['polls_per_s']} polls/s, "
-                     f"{seen['not_modified']} 304s)")
+    headline = {**report.figures, "measured_at": report.measured_at}
+    lines = [f"{key:30s} {value}" for key, value in headline.items()]
+    watching = report.watchers
+    for mode, seen in watching.modes.items():
+        lines.append(f"{'  other p95 ms, ' + mode:30s} {seen.other_p95_ms} ({watching.polls_per_s(seen)} polls/s, "
+                     f"{seen.not_modified} 304s)")
+    details = report.details
     lines.append(f"{'load average before / after':30s} {details['load_before']} / {details['load_after']}")
     sys.stdout.write("\n".join(lines) + "\n")
     return 0

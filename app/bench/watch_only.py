@@ -9,20 +9,19 @@ from __future__ import annotations
 
 import os
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from app.bench import pipeline, server
 from app.bench.quiet import python_loop_ms, wait_until_quiet
+from app.bench.report import BenchReport, measured_now
 from app.bench.watchers import WatchOptions, watchers_figure
 
 EMAIL = "bench-candidate@example.com"
 
 
 def run_watchers_only(options: WatchOptions, *, scenario: str, data_dir: Path | None,
-                      say: Callable[[str], None]) -> dict[str, Any]:  # fmt: skip
+                      say: Callable[[str], None]) -> BenchReport:  # fmt: skip
     from app.engine.builtin import find_builtin
 
     package = find_builtin(scenario)
@@ -53,7 +52,8 @@ def run_watchers_only(options: WatchOptions, *, scenario: str, data_dir: Path | 
         page.close()
     finally:
         serve.stop()
-    figure["details"].update(load_before=load_before, load_after=[round(x, 2) for x in os.getloadavg()],
-                             quiet_wait_s=round(quiet_s, 1), python_loop_ms=round(loop_ms, 1), cpus=os.cpu_count(),
-                             work_dir=str(work), data_dir=str(data))  # fmt: skip
-    return {**figure, "measured_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+    figure.details.update(load_before=load_before, load_after=[round(x, 2) for x in os.getloadavg()],
+                          quiet_wait_s=round(quiet_s, 1), python_loop_ms=round(loop_ms, 1), cpus=os.cpu_count(),
+                          work_dir=str(work), data_dir=str(data))  # fmt: skip
+    return BenchReport(figures={"watchers_p95_ms": figure.p95_ms}, watchers=figure, details=figure.details,
+                       measured_at=measured_now())

@@ -29,6 +29,7 @@ import re
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -72,6 +73,20 @@ class ModeResult:
     finished: int  # watchers that stopped: their grading's verdict and tips were in
     load: list[float] = field(default_factory=list)
     drain_wait_s: float = 0.0  # waited before the mode for the previous one's queued requests
+
+
+@dataclass(frozen=True)
+class WatchersFigure:
+    """The figure: the other clients' p95 while the watchers poll conditionally (the headline; None when
+    that mode was not measured), each mode's result, and the details the report keeps."""
+
+    p95_ms: float | None
+    modes: dict[str, ModeResult]
+    seconds: float  # the measured window of each mode
+    details: dict[str, object]
+
+    def polls_per_s(self, result: ModeResult) -> float:
+        return round(result.polls / self.seconds, 1)
 
 
 def create_watchers(count: int, *, env: dict[str, str]) -> list[str]:
@@ -376,7 +391,7 @@ def withdraw(port: int, tokens: list[str], attempt_ids: list[int], *, timeout: f
 
 def watchers_figure(*, port: int, env: dict[str, str], scenario: str, slug: str, files: dict[str, str],
                     cookies: dict[str, str], token: str, other_paths: dict[str, str], options: WatchOptions,
-                    say: Any) -> dict[str, Any]:  # fmt: skip
+                    say: Callable[[str], None]) -> WatchersFigure:  # fmt: skip
     """The figure on a running server: `options.watchers` pages watching their gradings, each mode in turn."""
     say(f"watchers: {options.watchers} candidates with a bearer token each")
     tokens = create_watchers(options.watchers, env=env)
@@ -400,9 +415,9 @@ def watchers_figure(*, port: int, env: dict[str, str], scenario: str, slug: str,
         cancelled = withdraw(port, tokens, attempt_ids)
     by_mode = {r.mode: r for r in results}
     after = by_mode.get("conditional")
-    return {
-        "watchers_p95_ms": after.other_p95_ms if after else None,
-        "details": {
+    return WatchersFigure(
+        p95_ms=after.other_p95_ms if after else None, modes=by_mode, seconds=options.seconds,
+        details={
             "watchers": options.watchers, "seconds": options.seconds, "ramp_seconds": options.ramp_seconds,
             "other_clients": options.other_clients, "other_paths": list(other_paths), "cancelled_after": cancelled,
             "one_poll_median_ms": single,
@@ -414,4 +429,4 @@ def watchers_figure(*, port: int, env: dict[str, str], scenario: str, slug: str,
                                "finished": r.finished, "drain_wait_s": r.drain_wait_s,
                                "load_after": r.load} for r in results},
         },
-    }  # fmt: skip
+    )  # fmt: skip

@@ -8,6 +8,7 @@ was not run (an unmet interface item, a crashed training run) is counted apart f
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -86,19 +87,35 @@ def queue_position(*, session: Session, attempt: Attempt) -> int:
         Attempt.status == AttemptStatus.queued.value, Attempt.id < attempt.id)) or 0
 
 
+@dataclass(frozen=True)
+class StageReport:
+    """The grader's last progress report stored on the attempt (the sandbox's sanitised {stage, name, k, n});
+    `stage` is None before the first one."""
+
+    stage: str | None = None
+    k: int | None = None
+    n: int | None = None
+
+    @classmethod
+    def from_stored(cls, data: Mapping[str, object] | None) -> StageReport:
+        data = data or {}
+        stage, k, n = data.get("stage"), data.get("k"), data.get("n")
+        return cls(stage=None if stage is None else str(stage), k=k if isinstance(k, int) else None,
+                   n=n if isinstance(n, int) else None)
+
+
 def progress_of(*, session: Session, attempt: Attempt) -> Progress:
-    waits_for_reference = (attempt.progress or {}).get("stage") == "reference"
-    if attempt.status == AttemptStatus.queued.value and not waits_for_reference:
+    report = StageReport.from_stored(attempt.progress)
+    if attempt.status == AttemptStatus.queued.value and report.stage != "reference":
         ahead = queue_position(session=session, attempt=attempt)
         return Progress("Waiting for a grader: " + ("yours is next." if ahead == 0 else f"{ahead} ahead of yours."),
                         ahead=ahead)
-    report = attempt.progress or {}
-    stage = str(report.get("stage", "sandbox"))
+    stage = "sandbox" if report.stage is None else report.stage
     text = STAGES.get(stage, "Grading")
-    k, n = report.get("k"), report.get("n")
-    if isinstance(k, int) and isinstance(n, int) and n > 0:
+    if report.k is not None and report.n is not None and report.n > 0:
         unit = "step" if stage == "training" else ""
-        return Progress(f"{text}: {unit} {k} of {n}".replace(":  ", ": "), value=k, maximum=n)
+        return Progress(f"{text}: {unit} {report.k} of {report.n}".replace(":  ", ": "), value=report.k,
+                        maximum=report.n)
     return Progress(text)
 
 

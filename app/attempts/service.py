@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 from datetime import timedelta
-from typing import Any
 
 from sqlalchemy import bindparam, select, update
 from sqlalchemy.orm import Session
@@ -45,7 +44,7 @@ def create_attempt(
     kind: str,
     notes: dict[str, str],
     interview_id: int | None = None,
-    hints_used: dict[str, Any] | None = None,
+    hints_used: dict[str, int] | None = None,  # bug id -> highest hint level taken
 ) -> Attempt:
     """Validate and store a queued attempt; it is dispatched when the caller commits.
 

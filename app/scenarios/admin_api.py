@@ -16,26 +16,34 @@ from app.engine.package import ScenarioPackage, load_zip
 from app.scenarios import authoring, jobs, rejudge, validation
 from app.scenarios.export import package_zip
 from app.scenarios.models import ScenarioVersion
+from app.scenarios.schemas import (
+    BugDetectedOut,
+    JobProgress,
+    MaskingOut,
+    UploadedOut,
+    ValidationOut,
+    VersionOut,
+)
 
 router = APIRouter(prefix="/api/admin/scenarios", tags=["scenario authoring"])
 
 
-def version_view(*, session: Session, slug: str, version: ScenarioVersion) -> dict[str, Any]:
+def version_view(*, session: Session, slug: str, version: ScenarioVersion) -> VersionOut:
     """The version as the API shows it: status, the validation report (or null) and the latest jobs."""
     report = version.validation if version.validation and "valid" in version.validation else None
     current = {kind: jobs.latest_job(session=session, version_id=version.id, kind=kind)
                for kind in (validation.KIND, rejudge.KIND)}
-    return {
-        "slug": slug, "version": version.version, "status": version.status, "title": version.title,
-        "content_hash": version.content_hash,
-        "validation": None if report is None else {
-            "valid": report["valid"], "current": report.get("content_hash") == version.content_hash,
-            "bugs": [{"id": b["id"], "detected_by": b["detected_by"]} for b in report.get("bugs", [])],
-            "problems": report.get("problems", []), "warnings": report.get("warnings", []),
-            "masking": report.get("masking", []),
-        },
-        "jobs": {kind: jobs.progress(job) if job else None for kind, job in current.items()},
-    }
+    return VersionOut(
+        slug=slug, version=version.version, status=version.status, title=version.title,
+        content_hash=version.content_hash,
+        validation=None if report is None else ValidationOut(
+            valid=report["valid"], current=report.get("content_hash") == version.content_hash,
+            bugs=[BugDetectedOut(id=b["id"], detected_by=b["detected_by"]) for b in report.get("bugs", [])],
+            problems=report.get("problems", []), warnings=report.get("warnings", []),
+            masking=[MaskingOut(**pair) for pair in report.get("masking", [])],
+        ),
+        jobs={kind: jobs.progress(job) if job else None for kind, job in current.items()},
+    )
 
 
 def _error(exc: authoring.AuthoringError) -> HTTPException:
@@ -49,7 +57,7 @@ def _found(session: Session, slug: str, number: int) -> tuple[Any, ScenarioVersi
         raise _error(exc) from None
 
 
-@router.post("", status_code=201)
+@router.post("", status_code=201, response_model=UploadedOut)
 async def upload(file: UploadFile, user: AdminUser, session: SessionDep) -> Any:
     """Store a zipped package as a draft; 422 names the file, field and line of the first problem."""
     limit = get_settings().scenario_zip_max_bytes
@@ -61,18 +69,18 @@ async def upload(file: UploadFile, user: AdminUser, session: SessionDep) -> Any:
     session.commit()  # end the sign-in's read transaction: the draft is written in a fresh one
     version = authoring.save_package(session=session, package=package, user=user)
     session.commit()
-    return {"slug": package.slug, "version": version.version, "status": version.status}
+    return UploadedOut(slug=package.slug, version=version.version, status=version.status)
 
 
 @router.get("/{slug}/versions/{number}")
-def read_version(slug: str, number: int, _user: AdminUser, session: SessionDep) -> dict[str, Any]:
+def read_version(slug: str, number: int, _user: AdminUser, session: SessionDep) -> VersionOut:
     """Status, validation report and job progress of one version."""
     _scenario, version = _found(session, slug, number)
     return version_view(session=session, slug=slug, version=version)
 
 
 @router.post("/{slug}/versions/{number}/validate", status_code=202)
-def validate(slug: str, number: int, user: AdminUser, session: SessionDep) -> dict[str, Any]:
+def validate(slug: str, number: int, user: AdminUser, session: SessionDep) -> JobProgress:
     """Queue a validation on the grading workers (an unfinished one is returned instead of a second)."""
     _scenario, version = _found(session, slug, number)
     job = jobs.active_job(session=session, version_id=version.id, kind=validation.KIND)
@@ -85,7 +93,7 @@ def validate(slug: str, number: int, user: AdminUser, session: SessionDep) -> di
 
 
 @router.post("/{slug}/versions/{number}/publish")
-def publish(slug: str, number: int, user: AdminUser, session: SessionDep) -> dict[str, Any]:
+def publish(slug: str, number: int, user: AdminUser, session: SessionDep) -> VersionOut:
     """Publish a validated draft; 409 names each undetected bug (or why else it cannot be published)."""
     _scenario, version = _found(session, slug, number)
     try:
@@ -98,7 +106,7 @@ def publish(slug: str, number: int, user: AdminUser, session: SessionDep) -> dic
 
 
 @router.post("/{slug}/versions/{number}/retire")
-def retire(slug: str, number: int, user: AdminUser, session: SessionDep) -> dict[str, Any]:
+def retire(slug: str, number: int, user: AdminUser, session: SessionDep) -> VersionOut:
     """No new attempts on this version; its attempts stay readable."""
     _scenario, version = _found(session, slug, number)
     try:
@@ -111,7 +119,7 @@ def retire(slug: str, number: int, user: AdminUser, session: SessionDep) -> dict
 
 
 @router.post("/{slug}/versions/{number}/rejudge", status_code=202)
-def start_rejudge(slug: str, number: int, user: AdminUser, session: SessionDep) -> dict[str, Any]:
+def start_rejudge(slug: str, number: int, user: AdminUser, session: SessionDep) -> JobProgress:
     """Grade every finished attempt of the version again in the background."""
     _scenario, version = _found(session, slug, number)
     job = jobs.active_job(session=session, version_id=version.id, kind=rejudge.KIND)

@@ -17,6 +17,7 @@ from app.dispatch import dispatcher
 from app.scenarios.job_kinds import task_job
 from app.scenarios.job_models import JobTask, ScenarioJob
 from app.scenarios.models import ScenarioVersion
+from app.scenarios.schemas import JobProgress
 
 ACTIVE = ("queued", "running", "closing")
 TaskSpec = tuple[str, int | None, dict[str, Any] | None]  # name, attempt id, previous result
@@ -72,8 +73,8 @@ def finish_job(job: ScenarioJob, summary: dict[str, Any]) -> None:
     job.status, job.summary, job.finished_at = "done", summary, utcnow()
 
 
-def progress(job: ScenarioJob) -> dict[str, Any]:
+def progress(job: ScenarioJob) -> JobProgress:
     """The job as pages and the API show it."""
-    return {"id": job.id, "kind": job.kind, "status": job.status, "done": job.done, "total": job.total,
-            "current": job.current, "summary": job.summary, "error": job.error,
-            "finished": job.status in ("done", "failed")}
+    return JobProgress(id=job.id, kind=job.kind, status=job.status, done=job.done, total=job.total,
+                       current=job.current, summary=job.summary, error=job.error,
+                       finished=job.status in ("done", "failed"))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel
 
 
@@ -30,3 +32,55 @@ class ScenarioDetail(BaseModel):
     brief: str
     files: dict[str, str]
     questions: list[ScenarioQuestion]
+
+
+class JobProgress(BaseModel):
+    """A validation or rejudge job as the admin pages and the authoring API show it."""
+
+    id: int
+    kind: str
+    status: str  # queued | running | done | failed
+    done: int
+    total: int
+    current: str
+    summary: dict[str, Any] | None  # the finished job's stored summary (JSON), its shape per kind
+    error: str | None
+    finished: bool
+
+
+class BugDetectedOut(BaseModel):
+    id: str
+    detected_by: list[str]
+
+
+class MaskingOut(BaseModel):
+    bugs: list[str]
+    tests_passing_together: list[str]
+    pair_fails_nothing: bool
+
+
+class ValidationOut(BaseModel):
+    valid: bool
+    current: bool  # made for the version's present content
+    bugs: list[BugDetectedOut]
+    problems: list[str]
+    warnings: list[str]
+    masking: list[MaskingOut]
+
+
+class VersionOut(BaseModel):
+    """A version as the authoring API shows it: status, validation report (or null), latest jobs by kind."""
+
+    slug: str
+    version: int
+    status: str
+    title: str
+    content_hash: str
+    validation: ValidationOut | None
+    jobs: dict[str, JobProgress | None]
+
+
+class UploadedOut(BaseModel):
+    slug: str
+    version: int
+    status: str

@@ -109,10 +109,9 @@ def _worker(args: argparse.Namespace) -> int:
         from app.ops.metrics import prepare_multiprocess_dir
 
         prepare_multiprocess_dir()  # before prometheus-client is imported in this process or its pool
-    # The worker is an entry point of its own (app/worker.py), like app/main.py for the web app: this
-    # process becomes it (same pid, same environment), so the command line never imports it.
-    os.execv(sys.executable, [sys.executable, "-c", "from app.worker import main; raise SystemExit(main())",
-                              f"--concurrency={args.concurrency}", f"--loglevel={args.loglevel}"])
+    from app.worker import main as worker_main  # the worker's entry point; importing it registers the tasks
+
+    return worker_main([f"--concurrency={args.concurrency}", f"--loglevel={args.loglevel}"])
 
 
 def _validate(args: argparse.Namespace) -> int:

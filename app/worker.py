@@ -108,7 +108,7 @@ def _stop_sweeper(**_kwargs: object) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`dojo worker` (app/cli.py hands its process over to this): log as configured, then run."""
+    """`dojo worker` (app/cli.py calls this): log as configured, then run."""
     from app.core import logs
 
     parser = argparse.ArgumentParser(prog="dojo worker")

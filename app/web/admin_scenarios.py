@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from dataclasses import dataclass, field
+from typing import Annotated
 
 from fastapi import APIRouter, Form, HTTPException, Request
 from sqlalchemy import func, select
@@ -33,21 +34,34 @@ def version_url(request: Request, slug: str, number: int, name: str = "admin_ver
     return str(request.url_for(name, slug=slug, number=number))
 
 
-def _listing(session: Session) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class VersionRow:
+    version: ScenarioVersion
+    validation: str  # not validated | stale | valid | invalid
+    attempts: int
+
+
+@dataclass
+class ScenarioRow:
+    scenario: Scenario
+    versions: list[VersionRow] = field(default_factory=list)  # newest first
+    attempts: int = 0
+
+
+def _listing(session: Session) -> list[ScenarioRow]:
     """Every scenario with its versions (newest first), attempt counts and validation state."""
     attempts = dict(session.execute(select(Attempt.scenario_version_id, func.count(Attempt.id))
                                     .group_by(Attempt.scenario_version_id)).all())
-    rows: dict[int, dict[str, Any]] = {}
-    for scenario in session.scalars(select(Scenario).order_by(Scenario.slug)):
-        rows[scenario.id] = {"scenario": scenario, "versions": [], "attempts": 0}
+    scenarios = session.scalars(select(Scenario).order_by(Scenario.slug))
+    rows = {scenario.id: ScenarioRow(scenario) for scenario in scenarios}
     for version in session.scalars(select(ScenarioVersion).order_by(ScenarioVersion.version.desc())):
         row = rows[version.scenario_id]
         report = version.validation or {}
         state = ("not validated" if "valid" not in report
                  else "stale" if report.get("content_hash") != version.content_hash
                  else "valid" if report["valid"] else "invalid")
-        row["versions"].append({"version": version, "validation": state, "attempts": attempts.get(version.id, 0)})
-        row["attempts"] += attempts.get(version.id, 0)
+        row.versions.append(VersionRow(version, state, attempts.get(version.id, 0)))
+        row.attempts += attempts.get(version.id, 0)
     return list(rows.values())
 
 

@@ -25,9 +25,9 @@ router = APIRouter(prefix="/interviewer/interviews", tags=["pages"], include_in_
 SmallInt = Annotated[int, Form(ge=0, le=10_000)]
 
 
-def _scores(form: Any) -> dict[str, Any]:
+def _scores(form: Any) -> dict[str, int | str]:
     """score_<criterion> fields -> {criterion: level}; a non-number is passed on for the service to refuse."""
-    out: dict[str, Any] = {}
+    out: dict[str, int | str] = {}
     for key, value in form.multi_items():
         if key.startswith("score_") and value != "":
             out[key.removeprefix("score_")] = int(value) if str(value).isdigit() else str(value)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -11,18 +12,31 @@ from app.auth.deps import AdminUser, SessionDep
 from app.http.templating import render
 from app.interviews import reviews
 from app.interviews.errors import InterviewError
-from app.interviews.rubric import DEFAULT_RUBRIC, LEVELS, MAX_CRITERIA, Criterion
+from app.interviews.rubric import DEFAULT_RUBRIC, LEVELS, MAX_CRITERIA, Criterion, parse
 
 router = APIRouter(prefix="/admin/rubric", tags=["pages"], include_in_schema=False)
 
 
-def _rows(criteria: list[Criterion] | list[dict[str, Any]]) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class CriterionRow:
+    """One criterion of the form as typed (or as stored): id, title, a description per level."""
+
+    id: str
+    title: str
+    levels: list[str]
+
+    def stored(self) -> dict[str, str | list[str]]:
+        """The rubric's stored shape, which reviews.save_rubric parses and checks."""
+        return {"id": self.id, "title": self.title, "levels": self.levels}
+
+
+def _rows(criteria: list[Criterion] | list[CriterionRow]) -> list[CriterionRow]:
     """Form rows: the criteria plus one blank row to add a new one."""
-    rows = [c if isinstance(c, dict) else {"id": c.id, "title": c.title, "levels": list(c.levels)} for c in criteria]
-    return [*rows, {"id": "", "title": "", "levels": ["", "", "", ""]}] if len(rows) < MAX_CRITERIA else rows
+    rows = [c if isinstance(c, CriterionRow) else CriterionRow(c.id, c.title, list(c.levels)) for c in criteria]
+    return [*rows, CriterionRow("", "", ["", "", "", ""])] if len(rows) < MAX_CRITERIA else rows
 
 
-def criteria_from_form(form: Any) -> list[dict[str, Any]]:
+def criteria_from_form(form: Any) -> list[CriterionRow]:
     """The submitted rows that have a title and are not marked for removal (a blank row is ignored)."""
     out = []
     for n in range(MAX_CRITERIA + 1):
@@ -30,7 +44,7 @@ def criteria_from_form(form: Any) -> list[dict[str, Any]]:
         levels = [str(form.get(f"level_{n}_{level}", "")) for level in LEVELS]
         if form.get(f"remove_{n}") or (not title and not any(text.strip() for text in levels)):
             continue
-        out.append({"id": str(form.get(f"id_{n}", "")), "title": title, "levels": levels})
+        out.append(CriterionRow(str(form.get(f"id_{n}", "")), title, levels))
     return out
 
 
@@ -44,9 +58,10 @@ def rubric_page(request: Request, user: AdminUser, session: SessionDep) -> Respo
 async def save_rubric(request: Request, user: AdminUser, session: SessionDep) -> Response:
     """Store the edited rubric (or restore the default); refused input comes back with the error."""
     form = await request.form()
-    submitted = DEFAULT_RUBRIC if form.get("restore_default") else criteria_from_form(form)
+    submitted = (_rows(parse(DEFAULT_RUBRIC))[:len(DEFAULT_RUBRIC)] if form.get("restore_default")
+                 else criteria_from_form(form))
     try:
-        saved = reviews.save_rubric(session=session, criteria=submitted, by=user)
+        saved = reviews.save_rubric(session=session, criteria=[row.stored() for row in submitted], by=user)
     except InterviewError as exc:
         session.rollback()
         return render(request, "review/admin_rubric.html", {"rows": _rows(submitted), "error": str(exc)},

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse, Response
@@ -50,7 +50,19 @@ def _broker() -> str:
     return "ok"
 
 
-def _references() -> dict[str, Any]:
+class WaitingVersion(TypedDict):
+    scenario: str
+    version: int
+
+
+class References(TypedDict):
+    """The built-in versions whose reference run is still being prepared, as /readyz reports them."""
+
+    status: str  # ok | preparing | unknown: <error>
+    waiting_for: list[WaitingVersion]
+
+
+def _references() -> References:
     """The built-in scenario versions whose reference run is still being prepared after a start."""
     from app.scenarios.reference_wait import pending_references
 

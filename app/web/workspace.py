@@ -12,6 +12,7 @@ from datetime import timedelta
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
+from pydantic import BaseModel
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 from starlette.responses import Response
@@ -211,11 +212,20 @@ def attempt_diff(request: Request, slug: str, attempt_id: RowIdPath, user: Curre
     return render(request, "workspace/diff.html", context)
 
 
+class DraftState(BaseModel):
+    """GET /challenges/{slug}/draft: the latest saved draft."""
+
+    revision: int
+    files: dict[str, str]
+    notes: dict[str, str]
+    updated_at: str
+
+
 @router.get("/challenges/{slug}/draft", name="draft_state")
-def draft_state(slug: str, user: CurrentUser, session: SessionDep, interview: InterviewQuery = None) -> dict[str, Any]:
+def draft_state(slug: str, user: CurrentUser, session: SessionDep, interview: InterviewQuery = None) -> DraftState:
     """The latest saved draft (a tab that fell behind loads it)."""
     ws = workspace_for(session, user, slug, interview)
     draft = drafts.load_draft(session=session, ws=ws)
     session.commit()
-    return {"revision": draft.revision, "files": draft.files, "notes": draft.notes,
-            "updated_at": as_utc(draft.updated_at).isoformat()}
+    return DraftState(revision=draft.revision, files=draft.files, notes=draft.notes,
+                      updated_at=as_utc(draft.updated_at).isoformat())

@@ -109,7 +109,7 @@ def history_of(*, session: Session, attempt: Attempt, result: GradeResult | None
     results: dict[int, GradeResult | None] = {}
     if graded:
         results = {attempt_id: GradeResult.from_stored(stored) for attempt_id, stored in
-                   session.execute(select(Attempt.id, Attempt.result).where(Attempt.id.in_(graded))).tuples()}
+                   session.execute(select(Attempt.id, Attempt.result).where(Attempt.id.in_(graded)))}
     previous = tuple(summarise(r.id, r.kind, r.status, r.created_at, results.get(r.id)) for r in rows)
     current = summarise(attempt.id, attempt.kind, attempt.status, attempt.created_at, result)
     return History(previous=previous, current=current)

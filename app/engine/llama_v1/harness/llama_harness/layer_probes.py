@@ -1,0 +1,119 @@
+"""RMSNorm, the gated MLP and gradient flow, found by what modules do rather than what they are called.
+
+- Norms: modules whose parameters are all vectors (a gain, no weight matrix) that map the residual
+  stream (B, T, dim) to itself. At initialisation (unit gain) each must be x / sqrt(mean(x^2) + eps).
+- The MLP: gpt-v1's finder (the outermost class of n_layers position-wise stream modules with a weight
+  matrix); traced on one input, the projections it applies to that input are the gate and the value,
+  and the input of its last projection must be silu(gate) * value.
+"""
+
+import torch
+import torch.nn.functional as F
+from dojo_harness.loading import tokens
+from dojo_harness.structure_probes import find_mlps
+from dojo_harness.tracing import MATMUL, Trace
+
+from .loading import DIM, build_llama, call
+
+B, T, EPS = 2, 12, 1e-5
+_silu = F.silu  # bound before candidate code is imported
+
+
+def _stream_norms(model):
+    """Submodules with parameters, every one of them a vector of size DIM."""
+    found = []
+    for module in model.modules():
+        params = list(module.parameters())
+        if module is not model and params and all(p.dim() == 1 and p.numel() == DIM for p in params):
+            found.append(module)
+    inner = {id(d) for m in found for d in m.modules() if d is not m}
+    return [m for m in found if id(m) not in inner]
+
+
+def _rms_expected(x):
+    return x * torch.rsqrt(x.pow(2).mean(dim=-1, keepdim=True) + EPS)
+
+
+def _relative(a, b):
+    return float((a - b).abs().max() / (b.abs().max() + 1e-300))
+
+
+def norms(mods):
+    """Each norm module at its initial gain against x / sqrt(mean(x^2) + eps) on rows of ordinary size
+    with a large mean, on tiny rows (where eps matters) and on an all-zero row (must stay finite)."""
+    model = build_llama(mods["model"])
+    g = torch.Generator().manual_seed(110)
+    big = 3.0 * torch.randn(B, T, DIM, generator=g, dtype=torch.float64) + 2.0
+    tiny = 1e-3 * torch.randn(B, T, DIM, generator=g, dtype=torch.float64)
+    zero = big.clone()
+    zero[:, 3] = 0.0
+    results = []
+    with torch.no_grad():
+        for module in _stream_norms(model):
+            try:
+                outs = [module(x) for x in (big, tiny, zero)]
+            except TypeError:  # wants other arguments: not a norm of the stream
+                continue
+            if not all(isinstance(y, torch.Tensor) and y.shape == big.shape for y in outs):
+                continue
+            y_big, y_tiny, y_zero = (y.double() for y in outs)
+            rms = y_big.pow(2).mean(dim=-1).sqrt()
+            results.append({"big_diff": _relative(y_big, _rms_expected(big)),
+                            "tiny_diff": _relative(y_tiny, _rms_expected(tiny)),
+                            "zero_finite": bool(torch.isfinite(y_zero).all()),
+                            "rms_min": float(rms.min()), "rms_max": float(rms.max())})
+    if not results:
+        return {"applicable": False}
+    worst = {key: max(r[key] for r in results) for key in ("big_diff", "tiny_diff", "rms_max")}
+    return {"applicable": True, "modules": len(results), **worst, "rms_min": min(r["rms_min"] for r in results),
+            "zero_finite": all(r["zero_finite"] for r in results)}
+
+
+def _projections(trace, x):
+    """Matrix products applied to x itself, and the last matrix product of the call."""
+    products = [c for c in trace.calls if (c.name == "linear" or c.name in MATMUL) and c.inputs and c.outputs]
+    up = [c.outputs[0] for c in products if c.inputs[0] is x]
+    return up, (products[-1] if products else None)
+
+
+def gate(mods):
+    """In each MLP, the input of the last projection against silu(gate) * value of the projections of the
+    MLP's input (either one as the gate; a fused projection is split in halves)."""
+    model = build_llama(mods["model"])
+    mlps = find_mlps(model, tokens((B, T), seed=111))
+    if mlps is None:
+        return {"applicable": False}
+    x = torch.randn(B, T, DIM, generator=torch.Generator().manual_seed(112), dtype=torch.float64)
+    worst = 0.0
+    for mlp in mlps:
+        with Trace() as trace, torch.no_grad():
+            mlp(x)
+        up, last = _projections(trace, x)
+        if len(up) == 1 and up[0].size(-1) % 2 == 0:
+            up = list(up[0].chunk(2, dim=-1))
+        if len(up) != 2 or last is None or any(last.inputs[0] is u for u in up):
+            return {"applicable": False}
+        h = last.inputs[0].detach().double()
+        a, b = (u.detach().double() for u in up)
+        if h.shape != a.shape or a.shape != b.shape:
+            return {"applicable": False}
+        worst = max(worst, min(_relative(h, _silu(a) * b), _relative(h, _silu(b) * a)))
+    return {"applicable": True, "mlps": len(mlps), "diff": worst}
+
+
+def parameter_gradients(mods):
+    """Trainable parameters whose gradient is missing or zero after one backward pass. Every parameter
+    is first moved off its initial value (as training would), so a zero-initialised layer does not
+    starve the others of gradient."""
+    model = build_llama(mods["model"])
+    g = torch.Generator().manual_seed(113)
+    with torch.no_grad():
+        for p in model.parameters():
+            if p.requires_grad:
+                p.add_(0.05 * torch.randn(p.shape, generator=g, dtype=p.dtype))
+    _, loss = call(model, tokens((3, T), seed=114), tokens((3, T), seed=115))
+    loss.backward()
+    starved = [name for name, p in model.named_parameters()
+               if p.requires_grad and (p.grad is None or not bool(p.grad.abs().max() > 0))]
+    return {"parameters": sum(1 for p in model.parameters() if p.requires_grad), "starved": starved[:10],
+            "n_starved": len(starved)}

@@ -1,0 +1,72 @@
+"""BUG_CATALOG.md rows 38-53 planted by hand into the llama-v1 template, each with the tests that must
+catch it (the probe the catalog names, seen through its check)."""
+
+from __future__ import annotations
+
+from llama_variants import Variant, m, t
+
+ROPE_SLICE = """        cos = self.rope_cos[start_pos : start_pos + T].to(h.dtype)
+        sin = self.rope_sin[start_pos : start_pos + T].to(h.dtype)
+"""
+CACHE_WRITE = "        self.keys[layer], self.values[layer] = k, v\n"
+CACHE_UPDATE = ("            k, v = cache.update(self.layer_id, k, v)  # (B, n_kv, S, hd): cached positions, "
+                "then these\n")
+CACHE_IF = "        if cache is not None:\n" + CACHE_UPDATE
+REPEAT = "        k, v = repeat_kv(k, self.n_rep), repeat_kv(v, self.n_rep)  # (B, nh, S, hd)\n"
+ROTATE = "        q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)\n"
+ROPE_BODY = """    x_even, x_odd = x[..., 0::2], x[..., 1::2]
+    rotated = torch.stack((x_even * cos - x_odd * sin, x_even * sin + x_odd * cos), dim=-1)
+    return rotated.flatten(-2)  # pairs back to (B, nh, T, hd), interleaved as they came
+"""
+RMS = "        return x * torch.rsqrt(x.pow(2).mean(dim=-1, keepdim=True) + self.eps) * self.weight\n"
+SWIGLU = "        return self.dropout(self.w2(F.silu(self.w1(x)) * self.w3(x)))\n"
+SDPA_MASK = "attn_mask=mask,\n"
+CACHE_TESTS = ["generation.cache-matches-full-forward", "generation.cache-chunk-after-prefix"]
+
+PLANTED = [
+    Variant("38-rope-ignores-offset", [m(ROPE_SLICE, ROPE_SLICE.replace("[start_pos : start_pos + T]", "[:T]"))],
+            CACHE_TESTS),
+    Variant("39-sdpa-is-causal-in-decode", [m(SDPA_MASK, "is_causal=True,\n")], CACHE_TESTS),
+    Variant("40-cache-never-written", [m(CACHE_WRITE, "")], CACHE_TESTS),
+    Variant("41-cache-after-repeat-kv", [m(CACHE_IF, REPEAT.replace("  # (B, nh, S, hd)", "") + CACHE_IF),
+                                         m(REPEAT, "")], ["generation.cache-kv-heads"]),
+    Variant("42-repeat-kv-along-sequence", [m(
+        "x[:, :, None, :, :].expand(B, n_kv, n_rep, T, hd)", "x[:, :, :, None, :].expand(B, n_kv, T, n_rep, hd)")],
+            ["attention.causal-perturb", *CACHE_TESTS]),
+    Variant("43-rope-on-values", [m(ROTATE, ROTATE + "        v = apply_rope(v, cos, sin)\n")],
+            ["positional.shift-invariant"]),
+    Variant("44-rope-pairs-mixed", [m(ROPE_BODY, """    half = x.size(-1) // 2
+    rotate_half = torch.cat((-x[..., half:], x[..., :half]), dim=-1)
+    return x * cos.repeat_interleave(2, dim=-1) + rotate_half * sin.repeat_interleave(2, dim=-1)
+""")], ["positional.rotation-keeps-norm", "positional.rotary-frequencies", "positional.shift-invariant"]),
+    Variant("45-rope-frequency-exponent", [m("torch.arange(0, head_dim, 2, dtype=torch.float64) / head_dim",
+                                             "torch.arange(0, head_dim // 2, dtype=torch.float64) / head_dim")],
+            ["positional.rotary-frequencies"]),
+    Variant("46-rmsnorm-subtracts-mean", [m(RMS, "        x = x - x.mean(dim=-1, keepdim=True)\n" + RMS)],
+            ["general.rmsnorm"]),
+    Variant("46-rmsnorm-over-time", [m(RMS, RMS.replace("mean(dim=-1", "mean(dim=1"))],
+            ["attention.causal-perturb", "general.rmsnorm"]),
+    Variant("47-rmsnorm-eps-outside-sqrt", [m(RMS, "        return x / (x.pow(2).mean(dim=-1, keepdim=True).sqrt()"
+                                                   " + self.eps) * self.weight\n")], ["general.rmsnorm-eps"]),
+    Variant("47-rmsnorm-no-eps", [m(RMS, RMS.replace(" + self.eps", ""))], ["general.rmsnorm-eps"]),
+    Variant("48-rmsnorm-gain-zero", [m("nn.Parameter(torch.ones(dim))", "nn.Parameter(torch.zeros(dim))")],
+            ["general.rmsnorm"]),
+    Variant("48-rmsnorm-gain-unused", [m(RMS, RMS.replace(" * self.weight", ""))],
+            ["general.parameters-receive-gradient"]),
+    Variant("49-swiglu-gate-dropped", [m(SWIGLU, SWIGLU.replace(" * self.w3(x)", ""))],
+            ["general.parameters-receive-gradient"]),
+    Variant("49-silu-on-product", [m(SWIGLU, SWIGLU.replace("F.silu(self.w1(x)) * self.w3(x)",
+                                                            "F.silu(self.w1(x) * self.w3(x))"))],
+            ["general.swiglu-gate"]),
+    Variant("50-scale-by-dim", [m(SDPA_MASK, "attn_mask=mask, scale=C ** -0.5,\n")], ["attention.score-scale"]),
+    Variant("51-top-p-drops-crossing-token", [m("sorted_probs.cumsum(dim=-1) - sorted_probs >= top_p",
+                                                "sorted_probs.cumsum(dim=-1) >= top_p")], ["generation.top-p"]),
+    Variant("52-accumulation-mean-of-means", [t("share = int((y != -1).sum()) / n_tokens",
+                                                "share = 1 / len(micro_batches)")],
+            ["training.accumulation-token-mean"]),
+    Variant("53-cosine-never-reaches-min", [t("(max_steps - warmup_steps)  #", "(max_steps - warmup_steps + 1)  #")],
+            ["training.lr-schedule"]),
+    Variant("53-warmup-zero-at-step-0", [t("""    if step < warmup_steps:
+        return max_lr * (step + 1) / warmup_steps""", """    if step <= warmup_steps:
+        return max_lr * step / warmup_steps""")], ["training.lr-schedule"]),
+]

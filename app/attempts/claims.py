@@ -96,7 +96,7 @@ def beat(*, session: Session, claim: Claim) -> bool:
     return bool(done)
 
 
-def report_progress(*, session: Session, claim: Claim, progress: dict[str, Any]) -> bool:
+def report_progress(*, session: Session, claim: Claim, progress: dict[str, str | int]) -> bool:
     """Store where the grading is (display only) and beat the heartbeat; False when the claim is lost."""
     done = _changed(
         session,

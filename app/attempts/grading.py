@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from app.grading.result import GradeResult
+from app.sandbox.progress import Progress, ProgressCallback
 
 log = logging.getLogger(__name__)
 
@@ -23,7 +23,7 @@ class GradeOutcome:
 
 def grade(*, content: dict[str, Any], files: dict[str, str], kind: str, hints_used: dict[str, Any],
           version_id: int | None = None, reference: dict[str, Any] | None = None,
-          on_progress: Callable[[dict[str, Any]], None] | None = None) -> GradeOutcome:
+          on_progress: ProgressCallback | None = None) -> GradeOutcome:
     """Grade candidate files against a scenario version's package and its stored reference (or run scratch.py).
 
     `reference` is the version row's stored report; when it is missing or from another engine
@@ -49,7 +49,7 @@ def grade(*, content: dict[str, Any], files: dict[str, str], kind: str, hints_us
     stored = reference_store.current_report(reference, package)
     if stored is None and version_id is not None:
         if on_progress is not None:
-            on_progress({"stage": "reference"})
+            on_progress(Progress("reference"))
         stored = reference_store.ensure_version_reference(version_id=version_id, package=package, runner=runner)
     # A "run" reports only the public tests; a "submit" reports the hidden ones too.
     report = grade_files(package=package, files=files, runner=runner, hints_used=hints_used, kind=kind,

@@ -25,6 +25,7 @@ from app.core.settings import get_settings
 from app.dispatch.claiming import new_claim_token
 from app.dispatch.heartbeat import heartbeat
 from app.ops import metrics
+from app.sandbox.progress import Progress
 from app.scenarios.models import ScenarioVersion
 
 log = logging.getLogger(__name__)
@@ -160,15 +161,15 @@ class ProgressWriter:
         self._last_stage: str | None = None
         self._last_at = 0.0
 
-    def __call__(self, progress: dict[str, Any]) -> None:
+    def __call__(self, progress: Progress) -> None:
         now = time.monotonic()
-        stage = str(progress.get("stage"))
+        stage = progress.stage
         if stage == self._last_stage and now - self._last_at < self.MIN_INTERVAL:
             return
         self._last_stage, self._last_at = stage, now
         try:
             with new_session() as session:
-                claims.report_progress(session=session, claim=self.claim, progress=dict(progress))
+                claims.report_progress(session=session, claim=self.claim, progress=progress.to_json())
         except Exception:  # progress is display only; a database hiccup must not stop the grading
             log.warning("attempt %s: could not store progress", self.claim.attempt_id, exc_info=True)
 

@@ -13,7 +13,7 @@ from app.grading import scoring
 from app.grading.reference import ensure_reference
 from app.grading.result import BugResult, GradeError, GradeResult, InfluenceMap, TestResult, TrainingSummary
 from app.sandbox.job import Limits, Runner
-from app.sandbox.progress import ProgressCallback
+from app.sandbox.progress import Progress, ProgressCallback
 
 MAX_FILE_BYTES = 256 * 1024
 
@@ -118,7 +118,7 @@ def grade_files(*, package: ScenarioPackage, files: dict[str, str], runner: Runn
     if reference is not None and reference.content_hash != package.content_hash:
         raise ValueError("the reference report belongs to a different scenario version")
     if reference is None or reference.engine != interface.engine_fingerprint():
-        report_progress({"stage": "reference"})
+        report_progress(Progress("reference"))
         reference = ensure_reference(package=package, runner=runner)
     ref_report = reference
     report = GradeResult(status="error", scenario=package.slug, version=package.version, kind=kind)
@@ -126,9 +126,9 @@ def grade_files(*, package: ScenarioPackage, files: dict[str, str], runner: Runn
     if baseline is None:
         report.error = GradeError(kind="sandbox", message="the scenario's reference run failed; see validation")
         return report
-    report_progress({"stage": "sandbox"})
+    report_progress(Progress("sandbox"))
     outcome = run_harness(package=package, files=complete, runner=runner, limits=limits, on_progress=on_progress)
-    report_progress({"stage": "checking"})
+    report_progress(Progress("checking"))
     error = outcome_error(outcome)
     report.error = GradeError(kind=error.kind, message=error.message) if error is not None else None
     measurements = measured(outcome)

@@ -11,12 +11,14 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import REGISTRY, Collector
+
+from app.sandbox.progress import Progress, ProgressCallback
 
 log = logging.getLogger(__name__)
 
@@ -48,14 +50,14 @@ def observe_outcome(status: str, error: dict[str, Any] | None) -> None:
 class StageClock:
     """Wraps a grading's progress callback and times each stage it reports, until close()."""
 
-    def __init__(self, forward: Callable[[dict[str, Any]], None] | None = None) -> None:
+    def __init__(self, forward: ProgressCallback | None = None) -> None:
         self.forward = forward
         self.stage: str | None = None
         self.since = time.monotonic()
         self.started = self.since
 
-    def __call__(self, progress: dict[str, Any]) -> None:
-        stage = str(progress.get("stage") or "")
+    def __call__(self, progress: Progress) -> None:
+        stage = progress.stage
         if stage and stage != self.stage:
             self._close_stage()
             self.stage, self.since = stage, time.monotonic()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 MAX_LINE_BYTES = 512
@@ -16,30 +17,38 @@ MAX_TOTAL_BYTES = 64 * 1024
 _TEXT_FIELDS = ("stage", "name")
 _NUMBER_FIELDS = ("k", "n")
 
-Progress = dict[str, Any]
+@dataclass(frozen=True)
+class Progress:
+    """One progress report: a stage, and within it what runs now (`name`, step `k` of `n`) when known."""
+
+    stage: str
+    name: str | None = None
+    k: int | None = None
+    n: int | None = None
+
+    def to_json(self) -> dict[str, str | int]:
+        """The fields that are set, as the attempt row stores them and the Results panel reads them."""
+        fields = {"stage": self.stage, "name": self.name, "k": self.k, "n": self.n}
+        return {key: value for key, value in fields.items() if value is not None}
+
+
 ProgressCallback = Callable[[Progress], None]
 
 
 def sanitise(raw: Any) -> Progress | None:
     """{stage, name?, k?, n?} with short strings and small non-negative integers, or None."""
-    if not isinstance(raw, dict) or not isinstance(raw.get("stage"), str):
+    if not isinstance(raw, dict) or not isinstance(raw.get("stage"), str) or not raw["stage"]:
         return None
-    clean: Progress = {}
-    for key in _TEXT_FIELDS:
-        value = raw.get(key)
-        if isinstance(value, str) and value:
-            clean[key] = value[:60]
-    for key in _NUMBER_FIELDS:
-        value = raw.get(key)
-        if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 1_000_000:
-            clean[key] = value
-    return clean
+    text = {key: value[:60] for key in _TEXT_FIELDS if isinstance(value := raw.get(key), str) and value}
+    numbers = {key: value for key in _NUMBER_FIELDS
+               if isinstance(value := raw.get(key), int) and not isinstance(value, bool) and 0 <= value <= 1_000_000}
+    return Progress(stage=text["stage"], name=text.get("name"), k=numbers.get("k"), n=numbers.get("n"))
 
 
 class ProgressReader:
     """Feed it raw chunks from the pipe; it calls `report` with each valid line."""
 
-    def __init__(self, report: Callable[[Progress], None]) -> None:
+    def __init__(self, report: ProgressCallback) -> None:
         self._report = report
         self._pending = b""
         self._total = 0

@@ -11,6 +11,7 @@ from app.engine.validator import ValidationReport
 from app.grading.commands import grade_command
 from app.grading.grader import GradingInputError, grade_files
 from app.grading.reference import ensure_reference
+from app.sandbox.progress import Progress
 
 
 @pytest.fixture(scope="module")
@@ -48,9 +49,10 @@ def test_grade_command_on_solution_passes_with_full_score(leaky, tmp_path, capsy
 
 def test_fixing_one_bug_scores_a_quarter_and_reports_progress(leaky, runner):
     files = {"data.py": leaky.solution_files["data.py"]}  # model.py stays the starter's
-    seen: list[dict] = []
+    reported: list[Progress] = []
     report = grade_files(package=leaky, files=files, runner=runner, hints_used={"labels-not-shifted": 1},
-                         on_progress=seen.append)
+                         on_progress=reported.append)
+    seen = [p.to_json() for p in reported]
     stages = [p["stage"] for p in seen if p["stage"] != "reference"]  # only when the reference is not cached
     assert stages[:2] == ["sandbox", "importing"] and stages[-2:] == ["leak-probe", "checking"]
     probes = [p for p in seen if p["stage"] == "probe"]

@@ -21,6 +21,7 @@ from app.attempts.grading_job import grade_attempt
 from app.core import logs
 from app.core.db import new_session
 from app.core.settings import get_settings
+from app.sandbox.progress import Progress
 
 
 def _admin_token(client: TestClient, account: Account) -> dict[str, str]:
@@ -61,8 +62,8 @@ class StagedGrader:
     def __call__(self, **kwargs: object) -> GradeOutcome:
         progress = kwargs["on_progress"]
         logging.getLogger("test.grader").info("grading inside the worker")
-        progress({"stage": "sandbox"})  # type: ignore[operator]
-        progress({"stage": "checking"})  # type: ignore[operator]
+        progress(Progress("sandbox"))  # type: ignore[operator]
+        progress(Progress("checking"))  # type: ignore[operator]
         return GradeOutcome(status="error", result=None, error={"kind": "timeout", "message": "slow"}, score=None)
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from app.sandbox.bwrap_runner import BwrapRunner
-from app.sandbox.progress import MAX_TOTAL_BYTES, ProgressReader, sanitise
+from app.sandbox.progress import MAX_TOTAL_BYTES, Progress, ProgressReader, sanitise
 from app.sandbox.subprocess_runner import SubprocessRunner
 
 from .helpers import job_for
@@ -33,21 +33,21 @@ VALUE = "survived"
 
 
 def test_sanitise_keeps_a_small_fixed_shape() -> None:
-    assert sanitise({"stage": "probe", "k": 2, "n": 9, "name": "x" * 100, "html": "<b>"}) == {
-        "stage": "probe", "k": 2, "n": 9, "name": "x" * 60}
+    assert sanitise({"stage": "probe", "k": 2, "n": 9, "name": "x" * 100, "html": "<b>"}) == Progress(
+        stage="probe", name="x" * 60, k=2, n=9)
     assert sanitise({"stage": 3}) is None
     assert sanitise(["stage"]) is None
-    assert sanitise({"stage": "s", "k": True, "n": -1}) == {"stage": "s"}
+    assert sanitise({"stage": "s", "k": True, "n": -1}) == Progress(stage="s")
 
 
 def test_reader_splits_chunks_into_lines_and_stops_after_the_cap() -> None:
-    seen: list[dict] = []
+    seen: list[Progress] = []
     reader = ProgressReader(seen.append)
     reader.feed(b'{"stage": "a"}\n{"sta')
     reader.feed(b'ge": "b"}\n')
-    assert seen == [{"stage": "a"}, {"stage": "b"}]
+    assert [p.to_json() for p in seen] == [{"stage": "a"}, {"stage": "b"}]
     reader.feed(b'{"stage": "c"}\n' * (MAX_TOTAL_BYTES // 10))
-    assert {"stage": "c"} not in seen
+    assert Progress(stage="c") not in seen
 
 
 
@@ -55,16 +55,17 @@ def test_reader_splits_chunks_into_lines_and_stops_after_the_cap() -> None:
 def test_progress_lines_reach_the_callback_and_garbage_does_not(runner_name: str, tmp_path: Path) -> None:
     runner = BwrapRunner(workspace_parent=tmp_path) if runner_name == "bwrap" else SubprocessRunner(
         workspace_parent=tmp_path)
-    seen: list[dict] = []
+    seen: list[Progress] = []
     job = dataclasses.replace(job_for(REPORTING_MODEL), on_progress=seen.append)
     outcome = runner.run(job)
     assert outcome.ok and outcome.result is not None and outcome.result["value"] == "done", outcome.error_message
-    assert seen == [{"stage": "probe", "name": "shapes", "k": 1, "n": 3}, {"stage": "training", "k": 25, "n": 200}]
+    assert [p.to_json() for p in seen] == [{"stage": "probe", "name": "shapes", "k": 1, "n": 3},
+                                           {"stage": "training", "k": 25, "n": 200}]
 
 
 @pytest.mark.bwrap
 def test_a_progress_flood_neither_blocks_nor_floods_the_trusted_side(tmp_path: Path) -> None:
-    seen: list[dict] = []
+    seen: list[Progress] = []
     job = dataclasses.replace(job_for(FLOODING_MODEL), on_progress=seen.append)
     outcome = BwrapRunner(workspace_parent=tmp_path).run(job)
     assert outcome.ok and outcome.result is not None and outcome.result["value"] == "survived"

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from app.sandbox.job import HarnessJob
+from app.sandbox.progress import Progress
 from app.sandbox.warm import WarmKeeper
 
 from .helpers import FIXTURE_HARNESS, OWN_CASES, job_for
@@ -192,10 +193,10 @@ def test_progress_reaches_the_job_callback_from_a_standby(tmp_path: Path) -> Non
     keeper = _keeper(tmp_path, preload=())
     try:
         keeper.prepare()
-        seen: list[dict] = []
+        seen: list[Progress] = []
         outcome = keeper.run(replace(job_for(reporting, limits=WARM_TEST_LIMITS), on_progress=seen.append))
         assert outcome.ok and keeper.warm_runs == 1, outcome.error_message
-        assert seen == [{"stage": "probe", "k": 1, "n": 2}]
+        assert [p.to_json() for p in seen] == [{"stage": "probe", "k": 1, "n": 2}]
     finally:
         keeper.close()
 

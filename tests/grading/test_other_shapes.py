@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from app.engine.builtin import find_builtin
+from app.engine.validator import BugDetection
 from app.grading.grader import grade_files
 from app.grading.reference import ensure_reference
 
@@ -47,8 +48,8 @@ def test_crashed_training_makes_training_only_bugs_unverifiable(leaky, runner):
     """A bug that only the trained model shows is not verifiable, with the crash as the reason, when the
     candidate's training run crashes (here: a strided get_batch with a model that calls targets.view)."""
     reference = copy.deepcopy(ensure_reference(package=leaky, runner=runner))
-    reference.bugs.append({"id": "learns-slowly", "kind": "lr-schedule-wrong", "component": "training",
-                           "title": "Learns slowly", "detected_by": ["training.learns", "training.not-too-good"]})
+    reference.bugs.append(BugDetection(id="learns-slowly", kind="lr-schedule-wrong", component="training",
+                                       title="Learns slowly", detected_by=["training.learns", "training.not-too-good"]))
     files = shape_files("heads_loop")
     files["data.py"] = files["data.py"].replace("windows[:, 1:].contiguous()", "windows[:, 1:]")
     report = grade_files(package=leaky, files=files, runner=runner, reference=reference)

@@ -71,7 +71,7 @@ SUITE: list[tuple[TestSpec, Check]] = [
      st.attention_rows_sum),
     (_t("attention.rows-zero-on-future", "attention", False, "softmax gives the future zero weight", M),
      st.attention_rows_causal),
-    (_t("attention.score-scale", "attention", False, "scores are scaled by 1/sqrt(head_dim)", M), st.attention_scale),
+    (_t("attention.score-scale", "attention", False, "scores are scaled by 1/sqrt(head_dim)", M), lay.attention_scale),
     (_t("attention.no-batch-mixing", "attention", False, "sequences do not mix", F), mod.batch_independence),
     (_t("attention.random-token-leak", "attention", False, "random tokens stay unpredictable", ("leak_probe",)),
      trn.random_token_leak),

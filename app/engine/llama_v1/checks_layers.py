@@ -77,3 +77,15 @@ def parameters_receive_gradient(c: Measurements, r: Measurements) -> str:
         raise Fail(f"{d['n_starved']} trainable parameter(s) receive no gradient from the loss ({names}): "
                    "they never affect the output")
     return f"all {d['parameters']} trainable parameters receive a gradient"
+
+
+def attention_scale(c: Measurements, r: Measurements) -> str:
+    d = _applicable(probe(c, "attention_scale"),
+                    "no attention call was observed whose scores could be traced to a query-key product")
+    # 1e-4, not gpt-v1's 1e-6: llama code computes its softmax in float32 (Meta's does) even in a float64
+    # model, and the wrong scales of the catalog are off by a factor of 2 or more
+    if not num(d["score_diff"]) <= 1e-4:
+        hs = int(d["head_size"])
+        raise Fail(f"the attention scores are the query-key dot products times {num(d['scale']):.4g}, but the "
+                   f"head size is {hs}, so the factor should be 1/sqrt({hs}) = {hs ** -0.5:.4g}")
+    return "attention scores are scaled by 1/sqrt(head_dim)"

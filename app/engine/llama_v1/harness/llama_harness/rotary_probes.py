@@ -113,6 +113,8 @@ def _scale_sites(trace, T):
         probs, values = c.inputs
         if not (probs.dim() >= 2 and tuple(probs.shape[-2:]) == (T, T) and values.size(-2) == T):
             continue
+        if float(probs.min()) < 0.0:  # queries times keys, not probabilities times values
+            continue
         product = find_matmul(trace, probs, T)
         if product is None or product is c:
             continue

@@ -1,0 +1,50 @@
+"""llama-v1 submissions written independently of the template (fixtures/llama_shapes/) and catalog rows
+written into them by hand.
+
+- meta_complex: Meta's model.py on the interface (complex rotary, float32 norm and softmax, additive
+  mask, untied embeddings, a preallocated zero cache that remembers where it starts).
+- neox_halfsplit: half-split rotary, fused qkv, repeat_interleave, SDPA with an explicit additive mask
+  aligned to the bottom right, nn.RMSNorm, a fused gate-up projection, keys cached before the rotation.
+- heads_loop: one head at a time with a hand-written softmax, rotary angles computed per call, F.rms_norm,
+  a dict cache, untied embeddings.
+"""
+
+from __future__ import annotations
+
+from llama_variants import Variant, m
+
+CORRECT_SHAPES = [Variant(name, [], shape=name) for name in ("meta_complex", "neox_halfsplit", "heads_loop")]
+CACHE_TESTS = ["generation.cache-matches-full-forward", "generation.cache-chunk-after-prefix"]
+
+# Meta's own cache, unadapted: it assumes it holds positions 0 .. start_pos - 1. Decoding agrees with the
+# full forward, but an empty cache started elsewhere attends to zero keys: SHIFT fails and CACHE passes.
+META_CACHE_FROM_ZERO = Variant("meta-cache-assumes-position-0", [
+    m("keys = cache_k[:bsz, cache.start : start_pos + seqlen]", "keys = cache_k[:bsz, : start_pos + seqlen]"),
+    m("values = cache_v[:bsz, cache.start : start_pos + seqlen]", "values = cache_v[:bsz, : start_pos + seqlen]"),
+    m("cached = 0 if cache is None else start_pos - cache.start", "cached = 0 if cache is None else start_pos"),
+], ["positional.shift-invariant"], shape="meta_complex")
+
+OTHER_SHAPE_BUGS = [
+    Variant("38-rope-ignores-offset@meta_complex", [m(
+        "freqs_cis = self.freqs_cis[start_pos : start_pos + seqlen]", "freqs_cis = self.freqs_cis[:seqlen]")],
+            CACHE_TESTS, shape="meta_complex"),
+    Variant("39-sdpa-is-causal-in-decode@neox_halfsplit", [m("attn_mask=mask,", "is_causal=True,")],
+            CACHE_TESTS, shape="neox_halfsplit"),
+    Variant("42-repeat-kv-along-sequence@meta_complex", [m(
+        "x[:, :, :, None, :]\n        .expand(bs, slen, n_kv_heads, n_rep, head_dim)",
+        "x[:, None, :, :, :]\n        .expand(bs, n_rep, slen, n_kv_heads, head_dim)")],
+            ["attention.causal-perturb"], shape="meta_complex"),
+    Variant("44-rope-pairs-mixed@neox_halfsplit", [m(
+        "emb = torch.cat((freqs, freqs), dim=-1)", "emb = freqs.repeat_interleave(2, dim=-1)")],
+            ["positional.rotation-keeps-norm", "positional.rotary-frequencies", "positional.shift-invariant"],
+            shape="neox_halfsplit"),
+    Variant("46-rmsnorm-subtracts-mean@heads_loop", [m(
+        "F.rms_norm(x, (x.size(-1),)", "F.rms_norm(x - x.mean(dim=-1, keepdim=True), (x.size(-1),)")],
+            ["general.rmsnorm"], shape="heads_loop"),
+    Variant("49-silu-on-product@neox_halfsplit", [m("F.silu(gate) * up", "F.silu(gate * up)")],
+            ["general.swiglu-gate"], shape="neox_halfsplit"),
+    Variant("50-scale-by-dim@heads_loop", [m("/ self.hd ** 0.5", "/ (self.n_heads * self.hd) ** 0.5")],
+            ["attention.score-scale"], shape="heads_loop"),
+    Variant("51-top-p-drops-crossing-token@meta_complex", [m(
+        "mask = probs_sum - probs_sort > p", "mask = probs_sum > p")], ["generation.top-p"], shape="meta_complex"),
+]

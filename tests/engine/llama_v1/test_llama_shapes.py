@@ -4,8 +4,8 @@ hand are still caught."""
 from __future__ import annotations
 
 import pytest
-from llama_variants import probes_for
 from llama_shapes import CORRECT_SHAPES, META_CACHE_FROM_ZERO, OTHER_SHAPE_BUGS
+from llama_variants import probes_for
 from test_template import statuses
 
 from app.engine.gpt_v1.verdicts import FAILED, NOT_APPLICABLE, PASSED

@@ -5,23 +5,27 @@ from __future__ import annotations
 
 from llama_variants import Variant, m, t
 
-ROPE_SLICE = """        cos = self.rope_cos[start_pos : start_pos + T].to(h.dtype)
-        sin = self.rope_sin[start_pos : start_pos + T].to(h.dtype)
-"""
+ROPE_SLICE = "        rot = self.rope[start_pos : start_pos + T]\n"
 CACHE_WRITE = "        self.keys[layer], self.values[layer] = k, v\n"
 CACHE_UPDATE = ("            k, v = cache.update(self.layer_id, k, v)  # (B, n_kv, S, hd): cached positions, "
                 "then these\n")
 CACHE_IF = "        if cache is not None:\n" + CACHE_UPDATE
 REPEAT = "        k, v = repeat_kv(k, self.n_rep), repeat_kv(v, self.n_rep)  # (B, nh, S, hd)\n"
-ROTATE = "        q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)\n"
-ROPE_BODY = """    x_even, x_odd = x[..., 0::2], x[..., 1::2]
-    rotated = torch.stack((x_even * cos - x_odd * sin, x_even * sin + x_odd * cos), dim=-1)
-    return rotated.flatten(-2)  # pairs back to (B, nh, T, hd), interleaved as they came
+V_LINE = "        v = self.wv(x).view(B, T, self.n_kv_heads, self.head_dim).transpose(1, 2)"
+ROPE_BODY = """    pairs = torch.view_as_complex(x.reshape(*x.shape[:-1], -1, 2))  # (B, T, nh, hd/2)
+    return torch.view_as_real(pairs * rot.to(pairs.dtype)[:, None, :]).flatten(-2)  # (B, T, nh, hd)
 """
 RMS = "        return x * torch.rsqrt(x.pow(2).mean(dim=-1, keepdim=True) + self.eps) * self.weight\n"
 SWIGLU = "        return self.dropout(self.w2(F.silu(self.w1(x)) * self.w3(x)))\n"
 SDPA_MASK = "attn_mask=mask,\n"
 CACHE_TESTS = ["generation.cache-matches-full-forward", "generation.cache-chunk-after-prefix"]
+
+# half-split rotate_half with the angles laid out pair by pair (interleaved): not a rotation
+MIXED_PAIRS = """    cos = rot.real.repeat_interleave(2, dim=-1)[:, None, :].to(x.dtype)
+    sin = rot.imag.repeat_interleave(2, dim=-1)[:, None, :].to(x.dtype)
+    half = x.size(-1) // 2
+    return x * cos + torch.cat((-x[..., half:], x[..., :half]), dim=-1) * sin
+"""
 
 PLANTED = [
     Variant("38-rope-ignores-offset", [m(ROPE_SLICE, ROPE_SLICE.replace("[start_pos : start_pos + T]", "[:T]"))],
@@ -33,12 +37,11 @@ PLANTED = [
     Variant("42-repeat-kv-along-sequence", [m(
         "x[:, :, None, :, :].expand(B, n_kv, n_rep, T, hd)", "x[:, :, :, None, :].expand(B, n_kv, T, n_rep, hd)")],
             ["attention.causal-perturb", *CACHE_TESTS]),
-    Variant("43-rope-on-values", [m(ROTATE, ROTATE + "        v = apply_rope(v, cos, sin)\n")],
+    Variant("43-rope-on-values", [m(V_LINE, "        v = apply_rope(self.wv(x).view(B, T, self.n_kv_heads, "
+                                           "self.head_dim), rot).transpose(1, 2)")],
             ["positional.shift-invariant"]),
-    Variant("44-rope-pairs-mixed", [m(ROPE_BODY, """    half = x.size(-1) // 2
-    rotate_half = torch.cat((-x[..., half:], x[..., :half]), dim=-1)
-    return x * cos.repeat_interleave(2, dim=-1) + rotate_half * sin.repeat_interleave(2, dim=-1)
-""")], ["positional.rotation-keeps-norm", "positional.rotary-frequencies", "positional.shift-invariant"]),
+    Variant("44-rope-pairs-mixed", [m(ROPE_BODY, MIXED_PAIRS)],
+            ["positional.rotation-keeps-norm", "positional.rotary-frequencies", "positional.shift-invariant"]),
     Variant("45-rope-frequency-exponent", [m("torch.arange(0, head_dim, 2, dtype=torch.float64) / head_dim",
                                              "torch.arange(0, head_dim // 2, dtype=torch.float64) / head_dim")],
             ["positional.rotary-frequencies"]),

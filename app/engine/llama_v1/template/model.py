@@ -33,18 +33,18 @@ class RMSNorm(nn.Module):
         return x * torch.rsqrt(x.pow(2).mean(dim=-1, keepdim=True) + self.eps) * self.weight
 
 
-def rope_tables(head_dim, max_seq_len, theta):
-    """cos and sin of position * frequency, each (max_seq_len, head_dim // 2), in float64."""
+def rope_table(head_dim, max_seq_len, theta):
+    """e^(i * position * frequency) for every position and channel pair: (max_seq_len, head_dim // 2)."""
     inv_freq = 1.0 / (theta ** (torch.arange(0, head_dim, 2, dtype=torch.float64) / head_dim))  # (hd/2,)
     angles = torch.outer(torch.arange(max_seq_len, dtype=torch.float64), inv_freq)  # (max_seq_len, hd/2)
-    return angles.cos(), angles.sin()
+    return torch.polar(torch.ones_like(angles), angles)  # complex128
 
 
-def apply_rope(x, cos, sin):
-    """Rotate each (even, odd) channel pair of x (B, nh, T, hd) by its position's angle; cos, sin (T, hd/2)."""
-    x_even, x_odd = x[..., 0::2], x[..., 1::2]
-    rotated = torch.stack((x_even * cos - x_odd * sin, x_even * sin + x_odd * cos), dim=-1)
-    return rotated.flatten(-2)  # pairs back to (B, nh, T, hd), interleaved as they came
+def apply_rope(x, rot):
+    """Rotate each (even, odd) channel pair of x (B, T, nh, hd), read as one complex number, by its
+    position's angle; rot (T, hd/2) holds e^(i * angle)."""
+    pairs = torch.view_as_complex(x.reshape(*x.shape[:-1], -1, 2))  # (B, T, nh, hd/2)
+    return torch.view_as_real(pairs * rot.to(pairs.dtype)[:, None, :]).flatten(-2)  # (B, T, nh, hd)
 
 
 def repeat_kv(x, n_rep):
@@ -87,13 +87,14 @@ class Attention(nn.Module):
         self.wo = nn.Linear(args.n_heads * self.head_dim, args.dim, bias=False)
         self.resid_dropout = nn.Dropout(args.dropout)
 
-    def forward(self, x, cos, sin, cache):
+    def forward(self, x, rot, cache):
         B, T, C = x.size()
-        q = self.wq(x).view(B, T, self.n_heads, self.head_dim).transpose(1, 2)  # (B, nh, T, hd)
-        k = self.wk(x).view(B, T, self.n_kv_heads, self.head_dim).transpose(1, 2)  # (B, n_kv, T, hd)
+        q = self.wq(x).view(B, T, self.n_heads, self.head_dim)
+        k = self.wk(x).view(B, T, self.n_kv_heads, self.head_dim)
         v = self.wv(x).view(B, T, self.n_kv_heads, self.head_dim).transpose(1, 2)  # (B, n_kv, T, hd)
         # rotary positions on queries and keys only: scores then depend on relative positions alone
-        q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)
+        q = apply_rope(q, rot).transpose(1, 2)  # (B, nh, T, hd)
+        k = apply_rope(k, rot).transpose(1, 2)  # (B, n_kv, T, hd)
         if cache is not None:
             k, v = cache.update(self.layer_id, k, v)  # (B, n_kv, S, hd): cached positions, then these
         S = k.size(2)
@@ -128,8 +129,8 @@ class TransformerBlock(nn.Module):
         self.ffn_norm = RMSNorm(args.dim, args.norm_eps)
         self.feed_forward = FeedForward(args)
 
-    def forward(self, x, cos, sin, cache):
-        h = x + self.attention(self.attention_norm(x), cos, sin, cache)
+    def forward(self, x, rot, cache):
+        h = x + self.attention(self.attention_norm(x), rot, cache)
         return h + self.feed_forward(self.ffn_norm(h))
 
 
@@ -143,8 +144,8 @@ class Transformer(nn.Module):
         self.norm = RMSNorm(args.dim, args.norm_eps)
         self.output = nn.Linear(args.dim, args.vocab_size, bias=False)
         self.tok_embeddings.weight = self.output.weight  # weight tying
-        # fixed tables, not parameters: kept in float64 whatever dtype the model is cast to
-        self.rope_cos, self.rope_sin = rope_tables(args.dim // args.n_heads, args.max_seq_len, args.rope_theta)
+        # a fixed table, not a parameter: kept in double precision whatever dtype the model is cast to
+        self.rope = rope_table(args.dim // args.n_heads, args.max_seq_len, args.rope_theta)
         for module in self.modules():
             if isinstance(module, (nn.Linear, nn.Embedding)):
                 nn.init.normal_(module.weight, mean=0.0, std=0.02)
@@ -157,11 +158,10 @@ class Transformer(nn.Module):
         B, T = tokens.size()
         assert start_pos + T <= self.args.max_seq_len, "positions past max_seq_len have no rotary angle"
         h = self.dropout(self.tok_embeddings(tokens))  # (B, T, dim)
-        # the rotary angles of absolute positions start_pos .. start_pos + T - 1
-        cos = self.rope_cos[start_pos : start_pos + T].to(h.dtype)
-        sin = self.rope_sin[start_pos : start_pos + T].to(h.dtype)
+        # the rotations of absolute positions start_pos .. start_pos + T - 1
+        rot = self.rope[start_pos : start_pos + T]
         for layer in self.layers:
-            h = layer(h, cos, sin, cache)
+            h = layer(h, rot, cache)
         logits = self.output(self.norm(h))  # (B, T, vocab_size)
         loss = None
         if targets is not None:

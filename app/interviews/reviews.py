@@ -7,10 +7,9 @@ admins only; nothing here is ever shown to the candidate.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -62,8 +61,11 @@ def rubric(*, session: Session) -> list[Criterion]:
         return rubric_module.parse(rubric_module.DEFAULT_RUBRIC)
 
 
-def save_rubric(*, session: Session, criteria: list[dict[str, Any]], by: User) -> list[Criterion]:
-    """Validate and store the default rubric (flushed); InterviewError names what is wrong."""
+def save_rubric(*, session: Session, criteria: Sequence[Mapping[str, object]], by: User) -> list[Criterion]:
+    """Validate and store the default rubric (flushed); InterviewError names what is wrong.
+
+    `criteria` is unchecked input in the stored shape (a list of dicts, the id optional); `rubric.parse` checks it.
+    """
     parsed = rubric_module.parse(criteria)
     site_service.put(session=session, key=rubric_module.RUBRIC_KEY, value=rubric_module.to_stored(parsed), by=by)
     return parsed

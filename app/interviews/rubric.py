@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from app.interviews.errors import InterviewError
 
@@ -19,7 +19,16 @@ MAX_CRITERIA = 12
 MAX_TITLE = 80
 MAX_LEVEL_TEXT = 300
 
-DEFAULT_RUBRIC: list[dict[str, Any]] = [
+
+class StoredCriterion(TypedDict):
+    """One criterion as stored in the setting (and as JSON): its id, title and the level texts 1 to 4."""
+
+    id: str
+    title: str
+    levels: list[str]
+
+
+DEFAULT_RUBRIC: list[StoredCriterion] = [
     {"id": "finding_bugs", "title": "Finding the bugs", "levels": [
         "Found few or none of the planted bugs, even with hints.",
         "Found some bugs, mostly by trial and error or with hints.",
@@ -92,5 +101,5 @@ def parse(value: Any) -> list[Criterion]:
     return criteria
 
 
-def to_stored(criteria: list[Criterion]) -> list[dict[str, Any]]:
+def to_stored(criteria: list[Criterion]) -> list[StoredCriterion]:
     return [{"id": c.id, "title": c.title, "levels": list(c.levels)} for c in criteria]

@@ -7,7 +7,7 @@ import logging
 import os
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Literal, TypedDict
 
 if TYPE_CHECKING:
     from app.core.settings import Settings
@@ -30,7 +30,18 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def uvicorn_options(settings: Settings) -> dict[str, Any]:
+class UvicornOptions(TypedDict):
+    """The keyword arguments `dojo serve` passes to uvicorn.run besides the app, host and port."""
+
+    proxy_headers: bool
+    forwarded_allow_ips: str  # comma-separated addresses or networks; "" trusts none
+    log_config: None
+    access_log: bool
+    server_header: bool
+    http: Literal["h11"]
+
+
+def uvicorn_options(settings: Settings) -> UvicornOptions:
     """Proxy headers are believed only from TRUSTED_PROXIES (uvicorn's own default trusts loopback)."""
     proxies = settings.proxy_list()
     return {

@@ -15,8 +15,9 @@ import re
 import urllib.error
 import urllib.request
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypedDict
 
+from app.coaching.evidence import Verdict
 from app.coaching.inputs import CoachingInput
 from app.coaching.tip import Tip
 from app.core.settings import get_settings
@@ -57,13 +58,68 @@ def endpoint(url: str) -> str:
     return url if url.endswith("/chat/completions") else url + "/chat/completions"
 
 
-def prompt_facts(data: CoachingInput, rule_tips: list[Tip]) -> dict[str, Any]:
+class ClaimFacts(TypedDict):
+    """A claim of a note and what the grading says of it."""
+
+    verb: str
+    words: str
+    about: list[str]  # the kinds or components it is about, or ["everything"]
+    negated: bool
+    grading_says: Verdict
+
+
+class NoteFacts(TypedDict):
+    id: str
+    question: str | None
+    text: str
+    claims: list[ClaimFacts]
+    methods: list[str]
+    methods_not_done: list[str]
+    vague: list[str]
+
+
+class AttemptFacts(TypedDict):
+    kind: str  # run | submit
+    status: str
+    error: str | None  # the grade error's kind
+    components_failing: list[str]
+    components_passing: list[str]
+    training_run_failing: bool
+
+
+class TrainingRunFacts(TypedDict):
+    initial_loss: float | None
+    ln_vocab: float | None
+    final_validation_loss: float | None
+    baseline_final_validation_loss: float | None
+    final_training_loss: float | None
+    sample_start: str  # the first 60 characters of the sample
+
+
+class DraftTipFacts(TypedDict):
+    note: str | None
+    component: str | None
+    framing: str
+    pro_tip: str
+    steps: list[str]
+
+
+class PromptFacts(TypedDict):
+    """The user message's JSON object, in this key order."""
+
+    attempt: AttemptFacts
+    training_run: TrainingRunFacts | None
+    notes: list[NoteFacts]
+    rule_coach_draft: list[DraftTipFacts]
+
+
+def prompt_facts(data: CoachingInput, rule_tips: list[Tip]) -> PromptFacts:
     """The evidence the model sees: what the rules see, without anything that names a bug or a test."""
     evidence = data.evidence
     run = evidence.training
-    notes = []
+    notes: list[NoteFacts] = []
     for reading in data.readings:
-        claims = []
+        claims: list[ClaimFacts] = []
         for claim in reading.claims:
             about = list(claim.kinds or claim.components) or (["everything"] if claim.everything else [])
             if not about:

@@ -7,7 +7,7 @@ Every change is recorded in the audit log in the same transaction.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, TypedDict
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -162,7 +162,16 @@ def set_archived(*, session: Session, scenario: Scenario, archived: bool, user: 
     return scenario
 
 
-def parse_error_fields(error: PackageError) -> dict[str, Any]:
+class ErrorFields(TypedDict):
+    """Where a package error points, for the upload's 422 answer; None where the message does not say."""
+
+    message: str
+    file: str | None
+    line: int | None
+    field: str | None
+
+
+def parse_error_fields(error: PackageError) -> ErrorFields:
     """{message, file, field, line} from a PackageError's "file:line: field: problem" message."""
     message = str(error)
     head, _, rest = message.partition(": ")

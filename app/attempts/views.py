@@ -7,7 +7,7 @@ fix); interviewers and admins see everything the grader reported plus the score.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any, NotRequired
+from typing import NotRequired
 
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
@@ -20,7 +20,8 @@ from app.grading.result import BugResult, GradeError, GradeResult, ScratchOutput
 from app.scenarios.models import Scenario, ScenarioVersion
 from app.users.models import Role, User
 
-# What candidates see of the known-good run: its curves, sample and influence map, nothing else.
+# What candidates see of the known-good run: its curves, sample and influence map, nothing else
+# (ShownTraining below keeps exactly these; the other baseline field is for interviewers and admins).
 CANDIDATE_BASELINE_FIELDS = frozenset({
     "baseline_val_loss", "baseline_final_val_loss", "baseline_train_loss", "baseline_sample", "baseline_influence",
 })
@@ -71,6 +72,48 @@ class ShownBug(TypedDict):
     reason: str | None
 
 
+class ShownInfluence(TypedDict):
+    text: str
+    matrix: list[list[float]]
+
+
+class ShownTraining(TypedDict):
+    """A TrainingSummary's JSON (model_dump(mode="json")), its keys in the model's order. The baseline
+    fields a candidate sees are CANDIDATE_BASELINE_FIELDS; the NotRequired one is for interviewers and admins."""
+
+    error: str | None
+    steps: list[int]
+    train_loss: list[float | None]
+    val_loss: list[float | None]
+    baseline_train_loss: list[float | None]
+    baseline_val_loss: list[float | None]
+    final_val_loss: float | None
+    baseline_final_val_loss: float | None
+    final_train_loss: float | None
+    init_loss: float | None
+    ln_vocab: float | None
+    unigram_entropy: float | None
+    leak_probe_loss: float | None
+    baseline_leak_probe_loss: NotRequired[float | None]
+    sample: str | None
+    baseline_sample: str | None
+    influence: ShownInfluence | None
+    baseline_influence: ShownInfluence | None
+
+
+class _StaffBaseline(TypedDict, total=False):
+    """The baseline fields of ShownTraining that candidates do not see."""
+
+    baseline_leak_probe_loss: float | None
+
+
+# training_view copies the summary key for key: a field added to TrainingSummary must be placed here too.
+if (list(ShownTraining.__annotations__) != list(TrainingSummary.model_fields)
+        or set(_StaffBaseline.__annotations__) != {k for k in TrainingSummary.model_fields if k.startswith("baseline_")}
+        - CANDIDATE_BASELINE_FIELDS):
+    raise RuntimeError("ShownTraining must name TrainingSummary's fields in order, _StaffBaseline the withheld ones")
+
+
 class ShownScratch(TypedDict):
     stdout: str
     stderr: str
@@ -89,7 +132,7 @@ class AttemptBody(TypedDict):
     status: str
     error: ShownError | None
     tests: list[ShownTest] | list[StaffTest]
-    training: dict[str, Any] | None  # the TrainingSummary's JSON, for candidates without reference-only fields
+    training: ShownTraining | None  # candidates: without the reference-only baseline
     tips: list[ShownTip]
     notes: dict[str, str]
     files: dict[str, str]
@@ -137,12 +180,24 @@ def staff_test(test: TestResult) -> StaffTest:
                      applicable=test.applicable, public=test.public, status=test.status, reason=test.reason)
 
 
-def candidate_training(training: TrainingSummary | None) -> dict[str, Any] | None:
+def candidate_training(training: TrainingSummary | None) -> ShownTraining | None:
     """The training summary without reference outputs beyond what CANDIDATE_BASELINE_FIELDS allows."""
-    if training is None:
-        return None
+    return None if training is None else training_view(training, staff=False)
+
+
+def training_view(training: TrainingSummary, *, staff: bool) -> ShownTraining:
+    """The summary's JSON values, key for key; candidates get only the CANDIDATE_BASELINE_FIELDS baselines."""
     data = training.model_dump(mode="json")
-    return {k: v for k, v in data.items() if not k.startswith("baseline_") or k in CANDIDATE_BASELINE_FIELDS}
+    staff_only: _StaffBaseline = {"baseline_leak_probe_loss": data["baseline_leak_probe_loss"]} if staff else {}
+    return {
+        "error": data["error"], "steps": data["steps"], "train_loss": data["train_loss"], "val_loss": data["val_loss"],
+        "baseline_train_loss": data["baseline_train_loss"], "baseline_val_loss": data["baseline_val_loss"],
+        "final_val_loss": data["final_val_loss"], "baseline_final_val_loss": data["baseline_final_val_loss"],
+        "final_train_loss": data["final_train_loss"], "init_loss": data["init_loss"], "ln_vocab": data["ln_vocab"],
+        "unigram_entropy": data["unigram_entropy"], "leak_probe_loss": data["leak_probe_loss"], **staff_only,
+        "sample": data["sample"], "baseline_sample": data["baseline_sample"],
+        "influence": data["influence"], "baseline_influence": data["baseline_influence"],
+    }
 
 
 # The version's number and slug only (its package and reference are large JSON); built once, since
@@ -168,7 +223,7 @@ def attempt_view(*, session: Session, attempt: Attempt, viewer: User) -> Attempt
         status=attempt.status,
         error=_error_view(GradeError.model_validate(attempt.error) if attempt.error else None),
         tests=[staff_test(t) for t in tests] if staff else candidate_tests(tests),
-        training=(training.model_dump(mode="json") if training else None) if staff else candidate_training(training),
+        training=(training_view(training, staff=True) if training else None) if staff else candidate_training(training),
         tips=coaching_service.tips_of(session=session, attempt_id=attempt.id),
         notes=attempt.notes,
         files=attempt.files,

@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 from app.attempts.models import Attempt, AttemptStatus
 from app.core.db import utcnow
 from app.dispatch.claiming import changed_rows as _changed
+from app.grading.result import GradeError, GradeResult
 
 QUEUED = AttemptStatus.queued.value
 RUNNING = AttemptStatus.running.value
@@ -124,17 +125,18 @@ def finish(
     session: Session,
     claim: Claim,
     status: str,
-    result: dict[str, Any] | None,
-    error: dict[str, Any] | None,
+    result: GradeResult | None,
+    error: GradeError | None,
     score: float | None,
 ) -> bool:
-    """Store the outcome if we still hold the claim; False means another worker owns it now."""
+    """Store the outcome (as the row's JSON) if we still hold the claim; False means another worker owns it now."""
     done = _changed(
         session,
         update(Attempt)
         .where(Attempt.id == claim.attempt_id, Attempt.worker_id == claim.token, Attempt.status == RUNNING)
-        .values(status=status, result=result, error=error, score=score, finished_at=utcnow(), heartbeat_at=utcnow(),
-                progress=None)
+        .values(status=status, result=None if result is None else result.to_dict(),
+                error=None if error is None else error.model_dump(mode="json"), score=score, finished_at=utcnow(),
+                heartbeat_at=utcnow(), progress=None)
     )
     session.commit()
     return bool(done)

@@ -4,32 +4,35 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
-from app.grading.result import GradeResult
+from app.grading.result import GradeError, GradeResult
 from app.sandbox.progress import Progress, ProgressCallback
+
+if TYPE_CHECKING:
+    from app.engine.package import ScenarioPackage
 
 log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class GradeOutcome:
-    """What gets written to the attempt row."""
+    """What gets written to the attempt row (claims.finish turns it into the row's JSON)."""
 
     status: str
-    result: dict[str, Any] | None
-    error: dict[str, Any] | None
+    result: GradeResult | None
+    error: GradeError | None
     score: float | None
 
 
-def grade(*, content: dict[str, Any], files: dict[str, str], kind: str, hints_used: dict[str, Any],
-          version_id: int | None = None, reference: dict[str, Any] | None = None,
+def grade(*, package: ScenarioPackage, files: dict[str, str], kind: str, hints_used: dict[str, int],
+          version_id: int | None = None, reference: object = None,
           on_progress: ProgressCallback | None = None) -> GradeOutcome:
     """Grade candidate files against a scenario version's package and its stored reference (or run scratch.py).
 
-    `reference` is the version row's stored report; when it is missing or from another engine
-    version it is computed here once and written back to the row (`version_id`).
+    `reference` is the version row's stored report (its JSON column, read by
+    app.scenarios.reference.current_report); when it is missing or from another engine version it is
+    computed here once and written back to the row (`version_id`).
     """
-    from app.engine.package import ScenarioPackage
     from app.grading.grader import grade_files
     from app.sandbox import SandboxUnavailableError, get_runner
     from app.scenarios import reference as reference_store
@@ -41,7 +44,6 @@ def grade(*, content: dict[str, Any], files: dict[str, str], kind: str, hints_us
         log.exception("grading refused: no usable sandbox")
         return internal_error("Grading is unavailable: this server has no working sandbox. Please tell the "
                               "administrator; your submission is kept.")
-    package = ScenarioPackage.from_dict(content)
     if kind == "scratch":  # the candidate's experiment: no reference, no checks, no score
         from app.grading.scratch import run_scratch
 
@@ -58,12 +60,12 @@ def grade(*, content: dict[str, Any], files: dict[str, str], kind: str, hints_us
 
 
 def outcome_from_report(report: GradeResult, *, scored: bool = True) -> GradeOutcome:
-    """Map the grader's report onto the attempt's status, error and score (the row stores plain JSON)."""
-    stored = report.to_dict()
-    return GradeOutcome(status=report.status, result=stored, error=stored["error"],
+    """Map the grader's report onto the attempt's status, error and score."""
+    return GradeOutcome(status=report.status, result=report, error=report.error,
                         score=report.score if scored else None)
 
 
 def internal_error(message: str) -> GradeOutcome:
     """The grader itself broke (not the candidate's code): recorded as a sandbox error."""
-    return GradeOutcome(status="error", result=None, error={"kind": "sandbox", "message": message}, score=None)
+    return GradeOutcome(status="error", result=None, error=GradeError(kind="sandbox", message=message),
+                        score=None)

@@ -24,6 +24,8 @@ from app.core.db import new_session
 from app.core.settings import get_settings
 from app.dispatch.claiming import new_claim_token
 from app.dispatch.heartbeat import heartbeat
+from app.engine.package import ScenarioPackage
+from app.grading.result import GradeError
 from app.ops import metrics
 from app.sandbox.progress import Progress
 from app.scenarios.models import ScenarioVersion
@@ -32,7 +34,7 @@ log = logging.getLogger(__name__)
 
 # The real grader is grading.grade (within the time limit below); tests pass stand-ins.
 Grader = Callable[..., GradeOutcome]
-TIMEOUT_ERROR = {"kind": "timeout", "message": "Grading took longer than the worker's time limit."}
+TIMEOUT_ERROR = GradeError(kind="timeout", message="Grading took longer than the worker's time limit.")
 
 
 def grade_within_time_limit(**kwargs: Any) -> GradeOutcome:
@@ -46,7 +48,7 @@ def grade_within_time_limit(**kwargs: Any) -> GradeOutcome:
     try:
         return grade(**kwargs)
     except SoftTimeLimitExceeded:
-        return GradeOutcome(status="error", result=None, error=dict(TIMEOUT_ERROR), score=None)
+        return GradeOutcome(status="error", result=None, error=TIMEOUT_ERROR, score=None)
 
 
 def grade_attempt(attempt_id: int, *, worker_prefix: str = "worker", grader: Grader | None = None) -> str:
@@ -92,8 +94,10 @@ def _grade_attempt(attempt_id: int, *, worker_prefix: str, grader: Grader | None
     with heartbeat(lambda session: claims.beat(session=session, claim=claim), settings.heartbeat_seconds,
                    f"heartbeat-{attempt_id}"):
         try:
-            outcome = (grader or grade_within_time_limit)(content=content, files=files, kind=kind, hints_used=hints,
-                                        version_id=version_id, reference=reference, on_progress=clock)
+            package = ScenarioPackage.from_dict(content)
+            outcome = (grader or grade_within_time_limit)(package=package, files=files, kind=kind, hints_used=hints,
+                                                          version_id=version_id, reference=reference,
+                                                          on_progress=clock)
         except Exception:
             log.exception("attempt %s: the grader failed", attempt_id)
             outcome = internal_error("The grader failed unexpectedly; the attempt was not graded.")
@@ -106,7 +110,7 @@ def _grade_attempt(attempt_id: int, *, worker_prefix: str, grader: Grader | None
         log.warning("attempt %s: claim lost to another worker; result discarded", attempt_id)
         return "lost"
     write_coaching(attempt_id)
-    if (outcome.result or {}).get("provisional"):
+    if outcome.result is not None and outcome.result.provisional:
         _regrade_if_matrix_stored(version_id)
     log.info("attempt %s: %s", attempt_id, outcome.status)
     return "graded"

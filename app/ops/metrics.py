@@ -12,12 +12,12 @@ import logging
 import os
 import time
 from collections.abc import Iterator
-from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import REGISTRY, Collector
 
+from app.grading.result import GradeError
 from app.sandbox.progress import Progress, ProgressCallback
 
 log = logging.getLogger(__name__)
@@ -40,11 +40,11 @@ def observe_request(method: str, route: str, status: int, seconds: float) -> Non
     HTTP_SECONDS.labels(method, route).observe(seconds)
 
 
-def observe_outcome(status: str, error: dict[str, Any] | None) -> None:
+def observe_outcome(status: str, error: GradeError | None) -> None:
     """Count a finished grading; an error is counted by its kind (timeout, memory, sandbox, ...)."""
     GRADINGS.labels(status).inc()
-    if error:
-        GRADING_ERRORS.labels(str(error.get("kind") or "unknown")).inc()
+    if error is not None:
+        GRADING_ERRORS.labels(error.kind or "unknown").inc()
 
 
 class StageClock:

@@ -7,8 +7,6 @@ bug x test matrix (and may add masking-pair runs as a second phase); rejudge app
 
 from __future__ import annotations
 
-from typing import Any
-
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -17,10 +15,11 @@ from app.dispatch import dispatcher
 from app.scenarios.job_kinds import task_job
 from app.scenarios.job_models import JobTask, ScenarioJob
 from app.scenarios.models import ScenarioVersion
-from app.scenarios.schemas import JobProgress
+from app.scenarios.schemas import JobProgress, JobSummary, RejudgeJobSummary, ValidationJobSummary
+from app.scenarios.task_outcomes import Verdict
 
 ACTIVE = ("queued", "running", "closing")
-TaskSpec = tuple[str, int | None, dict[str, Any] | None]  # name, attempt id, previous result
+TaskSpec = tuple[str, int | None, Verdict | None]  # name, attempt id, the attempt's verdict before
 # A validation's run of the solution: its measurements are the version's reference, which gradings
 # of the version wait for, so it runs before the rest of the validation (the mutation matrix).
 REFERENCE_RUN = "solution"
@@ -44,7 +43,8 @@ def create_job(*, session: Session, kind: str, version: ScenarioVersion, user_id
 
 def add_tasks(*, session: Session, job: ScenarioJob, phase: int, tasks: list[TaskSpec]) -> None:
     """Add a phase's tasks to the job and dispatch each once the transaction commits."""
-    rows = [JobTask(job_id=job.id, name=name, phase=phase, attempt_id=attempt_id, previous=previous)
+    rows = [JobTask(job_id=job.id, name=name, phase=phase, attempt_id=attempt_id,
+                    previous=None if previous is None else previous.to_json())
             for name, attempt_id, previous in tasks]
     session.add_all(rows)
     job.phase = phase
@@ -68,13 +68,21 @@ def latest_job(*, session: Session, version_id: int, kind: str) -> ScenarioJob |
     ).order_by(ScenarioJob.id.desc()).limit(1))
 
 
-def finish_job(job: ScenarioJob, summary: dict[str, Any]) -> None:
+def finish_job(job: ScenarioJob, summary: JobSummary) -> None:
     """Mark the job done with its summary."""
-    job.status, job.summary, job.finished_at = "done", summary, utcnow()
+    job.status, job.summary, job.finished_at = "done", summary.model_dump(mode="json"), utcnow()
 
 
 def progress(job: ScenarioJob) -> JobProgress:
     """The job as pages and the API show it."""
     return JobProgress(id=job.id, kind=job.kind, status=job.status, done=job.done, total=job.total,
-                       current=job.current, summary=job.summary, error=job.error,
+                       current=job.current, summary=_summary(job), error=job.error,
                        finished=job.status in ("done", "failed"))
+
+
+def _summary(job: ScenarioJob) -> JobSummary | None:
+    """The stored summary read back by the job's kind (None before the job finished)."""
+    if not job.summary:
+        return None
+    shape = RejudgeJobSummary if job.kind == "rejudge" else ValidationJobSummary
+    return shape.model_validate(job.summary)

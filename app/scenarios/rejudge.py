@@ -13,6 +13,8 @@ from app.dispatch.claiming import changed_rows
 from app.scenarios import jobs
 from app.scenarios.job_models import JobTask, ScenarioJob
 from app.scenarios.models import ScenarioVersion
+from app.scenarios.schemas import RejudgeJobSummary
+from app.scenarios.task_outcomes import Verdict
 
 KIND = "rejudge"
 REFERENCE_TASK = "reference"
@@ -51,9 +53,10 @@ def regrade_provisional(*, session: Session, version_id: int) -> ScenarioJob | N
     return start_rejudge(session=session, version=version, user_id=None, only_provisional=True)
 
 
-def snapshot(attempt: Attempt) -> dict[str, Any]:
-    """The attempt's verdict before rejudging."""
-    return {"status": attempt.status, "score": attempt.score, "error": attempt.error, "result": attempt.result}
+def snapshot(attempt: Attempt) -> Verdict | None:
+    """The attempt's verdict before rejudging (read back from its row)."""
+    return Verdict.from_json({"status": attempt.status, "score": attempt.score, "error": attempt.error,
+                              "result": attempt.result})
 
 
 def close_phase(*, session: Session, job: ScenarioJob) -> None:
@@ -76,19 +79,19 @@ def close_phase(*, session: Session, job: ScenarioJob) -> None:
     tasks = session.scalars(select(JobTask).where(JobTask.job_id == job.id, JobTask.phase == 1)).all()
     changed: list[int] = []
     for task in tasks:
-        new = task.outcome or {}
-        if "status" not in new:  # the grading itself crashed: keep the old verdict
+        new = Verdict.from_json(task.outcome)
+        if new is None:  # the grading itself crashed: keep the old verdict
             continue
         changed_rows(session, update(Attempt).where(
             Attempt.id == task.attempt_id, Attempt.status.in_([s.value for s in FINISHED_STATUSES])
-        ).values(status=new["status"], score=new.get("score"), error=new.get("error"), result=new.get("result")))
-        if task.attempt_id is not None and changes(task.previous or {}, new):
+        ).values(**new.to_json()))
+        if task.attempt_id is not None and changes(Verdict.from_json(task.previous), new):
             changed.append(task.attempt_id)
     # The old verdict's tips go with it, in the same transaction: until the coach writes new ones (after
     # the commit, see attempts_to_recoach), an attempt shows no tips rather than tips that contradict it.
     if changed:
         session.execute(delete(CoachingTip).where(CoachingTip.attempt_id.in_(changed)))
-    jobs.finish_job(job, {"attempts": len(tasks), "changed": len(changed), "changed_attempts": changed})
+    jobs.finish_job(job, RejudgeJobSummary(attempts=len(tasks), changed=len(changed), changed_attempts=changed))
 
 
 def attempts_to_recoach(job: ScenarioJob) -> list[int]:
@@ -98,33 +101,38 @@ def attempts_to_recoach(job: ScenarioJob) -> list[int]:
     return [int(attempt_id) for attempt_id in job.summary.get("changed_attempts", [])]
 
 
-def _fixed(result: dict[str, Any] | None) -> dict[str, bool]:
-    return {str(b.get("id")): bool(b.get("fixed")) for b in ((result or {}).get("bugs") or [])}
+def _fixed(verdict: Verdict | None) -> dict[str, bool]:
+    result = verdict.result if verdict is not None else None
+    return {} if result is None else {b.id: b.fixed for b in result.bugs}
 
 
-def _passed(result: dict[str, Any] | None) -> dict[str, bool]:
-    return {str(t.get("id")): bool(t.get("passed")) for t in ((result or {}).get("tests") or [])}
+def _passed(verdict: Verdict | None) -> dict[str, bool]:
+    result = verdict.result if verdict is not None else None
+    return {} if result is None else {t.id: t.passed for t in result.tests}
 
 
-def changes(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
-    """Human-readable differences between two verdicts of one attempt (empty when nothing changed)."""
+def changes(old: Verdict | None, new: Verdict | None) -> list[str]:
+    """Human-readable differences between two verdicts of one attempt (empty when nothing changed;
+    None is a verdict that is missing)."""
     out = []
-    if old.get("status") != new.get("status"):
-        out.append(f"status {old.get('status')} → {new.get('status')}")
-    if old.get("score") != new.get("score"):
-        out.append(f"score {_num(old.get('score'))} → {_num(new.get('score'))}")
-    before, after = _fixed(old.get("result")), _fixed(new.get("result"))
+    old_status, new_status = (old.status if old else None), (new.status if new else None)
+    if old_status != new_status:
+        out.append(f"status {old_status} → {new_status}")
+    old_score, new_score = (old.score if old else None), (new.score if new else None)
+    if old_score != new_score:
+        out.append(f"score {_num(old_score)} → {_num(new_score)}")
+    before, after = _fixed(old), _fixed(new)
     for bug in sorted(set(before) | set(after)):
         if before.get(bug) != after.get(bug):
             out.append(f"bug {bug}: {_word(before.get(bug), 'fixed')} → {_word(after.get(bug), 'fixed')}")
-    before, after = _passed(old.get("result")), _passed(new.get("result"))
+    before, after = _passed(old), _passed(new)
     for test in sorted(set(before) | set(after)):
         if before.get(test) != after.get(test):
             out.append(f"test {test}: {_word(before.get(test), 'passed')} → {_word(after.get(test), 'passed')}")
     return out
 
 
-def _num(value: Any) -> str:
+def _num(value: float | None) -> str:
     return "—" if value is None else f"{float(value):.2f}"
 
 

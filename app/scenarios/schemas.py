@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import BaseModel
 
 
@@ -34,6 +32,26 @@ class ScenarioDetail(BaseModel):
     questions: list[ScenarioQuestion]
 
 
+class ValidationJobSummary(BaseModel):
+    """A finished validation: whether the package is valid, how many problems, whether the report was
+    kept on the version (not when the draft changed meanwhile)."""
+
+    valid: bool
+    problems: int
+    stored: bool
+
+
+class RejudgeJobSummary(BaseModel):
+    """A finished rejudge: how many attempts it graded again and which of them changed verdict."""
+
+    attempts: int
+    changed: int
+    changed_attempts: list[int]
+
+
+JobSummary = ValidationJobSummary | RejudgeJobSummary
+
+
 class JobProgress(BaseModel):
     """A validation or rejudge job as the admin pages and the authoring API show it."""
 
@@ -43,7 +61,7 @@ class JobProgress(BaseModel):
     done: int
     total: int
     current: str
-    summary: dict[str, Any] | None  # the finished job's stored summary (JSON), its shape per kind
+    summary: JobSummary | None  # the finished job's, its shape per kind
     error: str | None
     finished: bool
 

@@ -8,9 +8,14 @@ broke, or whose worker kept dying, with a TaskFailed.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
+from pydantic import ValidationError
+
+from app.grading.result import GradeError, GradeResult
 from app.sandbox.job import HarnessOutcome
+
+M = TypeVar("M", GradeError, GradeResult)
 
 
 @dataclass(frozen=True)
@@ -33,19 +38,44 @@ class ReferenceReady:
 
 
 @dataclass(frozen=True)
-class Regraded:
-    """A rejudge grading: the attempt's new verdict, in the attempt row's JSON shapes."""
+class Verdict:
+    """An attempt's verdict: a rejudge grading's new one (the task's outcome), or the one it had before
+    (the task's `previous`), stored in the attempt row's JSON shapes."""
 
     status: str
     score: float | None
-    error: dict[str, Any] | None
-    result: dict[str, Any] | None
+    error: GradeError | None
+    result: GradeResult | None
 
     def to_json(self) -> dict[str, Any]:
-        return {"status": self.status, "score": self.score, "error": self.error, "result": self.result}
+        return {"status": self.status, "score": self.score,
+                "error": None if self.error is None else self.error.model_dump(mode="json"),
+                "result": None if self.result is None else self.result.to_dict()}
+
+    @classmethod
+    def from_json(cls, data: object) -> Verdict | None:
+        """A stored verdict; None for a task that stored none (its grading crashed, or it has not run).
+
+        A stored result that no longer reads as a GradeResult counts as no result, as it would on
+        the attempt's pages.
+        """
+        if not isinstance(data, dict) or "status" not in data:
+            return None
+        score = data.get("score")
+        return cls(status=str(data["status"]), score=None if score is None else float(score),
+                   error=_read(GradeError, data.get("error")), result=_read(GradeResult, data.get("result")))
 
 
-TaskOutcome = HarnessOutcome | TaskFailed | ReferenceReady | Regraded
+def _read(model: type[M], data: object) -> M | None:
+    if not data:
+        return None
+    try:
+        return model.model_validate(data)
+    except ValidationError:
+        return None
+
+
+TaskOutcome = HarnessOutcome | TaskFailed | ReferenceReady | Verdict
 
 
 def to_json(outcome: TaskOutcome) -> dict[str, Any]:

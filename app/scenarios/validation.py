@@ -22,6 +22,7 @@ from app.sandbox.job import HarnessOutcome
 from app.scenarios import jobs, reference, task_outcomes
 from app.scenarios.job_models import JobTask, ScenarioJob
 from app.scenarios.models import ScenarioVersion
+from app.scenarios.schemas import ValidationJobSummary
 from app.scenarios.task_outcomes import TaskOutcome
 
 KIND = "validate"
@@ -86,7 +87,7 @@ def close_phase(*, session: Session, job: ScenarioJob) -> None:
                 pair_outcomes[(first, second)] = outcome_from_json(task.outcome)
         add_masking(package, report, pair_outcomes)
     stored = store_if_current(session=session, job=job, report=report)
-    jobs.finish_job(job, {"valid": report.valid, "problems": len(report.problems), "stored": stored})
+    jobs.finish_job(job, ValidationJobSummary(valid=report.valid, problems=len(report.problems), stored=stored))
     if stored and report.reference is not None:
         from app.scenarios import rejudge
 
@@ -132,7 +133,7 @@ def validate_missing_references(*, session: Session, versions: list[ScenarioVers
     mutation matrix in the background. Several processes starting together queue each one once.
     """
     _one_process_at_a_time(session)
-    pending = dict(reference.missing_references(session=session, versions=versions))
+    pending = set(reference.missing_references(session=session, versions=versions))
     queued = 0
     for version in versions:
         if version.id in pending and jobs.active_job(session=session, version_id=version.id, kind=KIND) is None:

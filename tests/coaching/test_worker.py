@@ -37,7 +37,7 @@ def _queued_sample() -> int:
 
 
 def _grader(**_kwargs: object) -> GradeOutcome:
-    return GradeOutcome(status="failed", result=RESULT.to_dict(), error=None, score=0.75)
+    return GradeOutcome(status="failed", result=RESULT, error=None, score=0.75)
 
 
 @pytest.fixture

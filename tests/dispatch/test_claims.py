@@ -9,6 +9,7 @@ from sqlalchemy.orm import Session
 from app.attempts import claims
 from app.attempts.models import Attempt
 from app.core.db import utcnow
+from app.grading.result import GradeResult
 
 from .factories import make_attempt
 
@@ -67,13 +68,14 @@ def test_finish_and_beat_only_work_for_the_claim_holder(db: Session) -> None:
     mine = _claim(db, attempt.id, "w:1")
     stolen = claims.Claim(attempt_id=attempt.id, token="w:other", tries=1)
     assert claims.beat(session=db, claim=stolen) is False
-    assert claims.finish(session=db, claim=stolen, status="passed", result={}, error=None, score=1.0) is False
+    assert claims.finish(session=db, claim=stolen, status="passed", result=None, error=None, score=1.0) is False
     assert _fresh(db, attempt).status == "running"
     assert claims.beat(session=db, claim=mine) is True
-    assert claims.finish(session=db, claim=mine, status="failed", result={"tests": []}, error=None, score=0.25)
+    failed = GradeResult(status="failed", score=0.25)
+    assert claims.finish(session=db, claim=mine, status="failed", result=failed, error=None, score=0.25)
     row = _fresh(db, attempt)
-    assert (row.status, row.score, row.result) == ("failed", 0.25, {"tests": []})
-    assert claims.finish(session=db, claim=mine, status="passed", result={}, error=None, score=1.0) is False
+    assert (row.status, row.score, row.result) == ("failed", 0.25, failed.to_dict())
+    assert claims.finish(session=db, claim=mine, status="passed", result=None, error=None, score=1.0) is False
 
 
 def test_requeue_stale_requeues_or_closes_and_leaves_live_ones(db: Session) -> None:

@@ -13,6 +13,7 @@ from app.attempts.grading_job import grade_attempt
 from app.attempts.models import Attempt
 from app.core.db import new_session, utcnow
 from app.core.settings import get_settings
+from app.grading.result import GradeResult, TestResult
 
 
 class CountingGrader:
@@ -20,7 +21,7 @@ class CountingGrader:
 
     def __init__(self, outcome: GradeOutcome | None = None, side_effect=None) -> None:
         self.calls: list[dict] = []
-        self.outcome = outcome or GradeOutcome(status="passed", result={"status": "passed", "tests": []},
+        self.outcome = outcome or GradeOutcome(status="passed", result=GradeResult(status="passed"),
                                                error=None, score=1.0)
         self.side_effect = side_effect
 
@@ -43,10 +44,10 @@ def test_grade_attempt_stores_outcome_and_never_grades_twice(committed_attempt) 
     assert grade_attempt(attempt_id, grader=grader) == "skipped"
     assert len(grader.calls) == 1
     assert grader.calls[0]["files"] == {"model.py": "print('hi')\n"}
-    assert grader.calls[0]["content"]["slug"] == "warm-up"
+    assert grader.calls[0]["package"].slug == "warm-up"
     row = _row(attempt_id)
     assert (row.status, row.score, row.tries) == ("passed", 1.0, 1)
-    assert row.result == {"status": "passed", "tests": []}
+    assert row.result == GradeResult(status="passed").to_dict()
     assert row.finished_at is not None and row.worker_id.startswith("worker:")
 
 
@@ -107,8 +108,8 @@ def test_grade_attempt_writes_coaching_tips_for_the_stored_result(committed_atte
     from app.coaching.service import tips_of
 
     attempt_id = committed_attempt()
-    failing = {"status": "failed", "error": None, "tests": [
-        {"id": "loss.scale", "component": "loss", "passed": False, "message": "loss too high", "public": True}]}
+    failing = GradeResult(status="failed", tests=[
+        TestResult(id="loss.scale", component="loss", passed=False, message="loss too high", public=True)])
     grader = CountingGrader(GradeOutcome(status="failed", result=failing, error=None, score=0.0))
     assert grade_attempt(attempt_id, grader=grader) == "graded"
     with new_session() as session:

@@ -21,8 +21,8 @@ def no_bwrap(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 def test_grading_without_sandbox_ends_as_sandbox_error(no_bwrap: None) -> None:
-    outcome = grade(content=find_builtin("warm-up").to_dict(), files={}, kind="submit", hints_used={})
+    outcome = grade(package=find_builtin("warm-up"), files={}, kind="submit", hints_used={})
     assert outcome.status == "error" and outcome.result is None
-    assert outcome.error is not None and outcome.error["kind"] == "sandbox"
-    assert "no working sandbox" in outcome.error["message"]
-    assert "/nonexistent" not in outcome.error["message"]
+    assert outcome.error is not None and outcome.error.kind == "sandbox"
+    assert "no working sandbox" in outcome.error.message
+    assert "/nonexistent" not in outcome.error.message

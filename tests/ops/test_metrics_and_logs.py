@@ -21,6 +21,7 @@ from app.attempts.grading_job import grade_attempt
 from app.core import logs
 from app.core.db import new_session
 from app.core.settings import get_settings
+from app.grading.result import GradeError
 from app.sandbox.progress import Progress
 
 
@@ -64,7 +65,8 @@ class StagedGrader:
         logging.getLogger("test.grader").info("grading inside the worker")
         progress(Progress("sandbox"))  # type: ignore[operator]
         progress(Progress("checking"))  # type: ignore[operator]
-        return GradeOutcome(status="error", result=None, error={"kind": "timeout", "message": "slow"}, score=None)
+        return GradeOutcome(status="error", result=None, error=GradeError(kind="timeout", message="slow"),
+                            score=None)
 
 
 def test_grading_stages_and_error_kinds_are_measured(committed_attempt: Callable[..., int]) -> None:

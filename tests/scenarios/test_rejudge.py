@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from dataclasses import replace
 
 import pytest
 from dispatch.conftest import app_db  # noqa: F401
@@ -14,18 +15,21 @@ from app.auth.tokens import issue_token
 from app.coaching.models import AI_NOTICE, CoachingTip
 from app.coaching.service import gather, rule_tips, tips_of
 from app.core.db import new_session
+from app.grading.result import BugResult, GradeResult, TestResult
 from app.main import create_app
 from app.scenarios import rejudge
 from app.scenarios import task_runner as job_tasks
 from app.scenarios.job_models import JobTask
 from app.scenarios.models import ScenarioVersion
+from app.scenarios.task_outcomes import Verdict
 from app.users.models import User
 from app.users.service import create_user
 from scenarios.jobs_support import run_queued_tasks, tiny_draft, wait_job
 
 STALE_TIP = "Your submission still fails the hidden checks on positions."
-OLD_RESULT = {"status": "failed", "tests": [{"id": "loss.init-scale", "passed": False}],
-              "bugs": [{"id": "pos-not-added", "fixed": False}, {"id": "softmax-before-loss", "fixed": False}]}
+OLD_RESULT = GradeResult(status="failed", tests=[TestResult(id="loss.init-scale", component="loss", passed=False)],
+                         bugs=[BugResult(id="pos-not-added", component="positional", fixed=False),
+                               BugResult(id="softmax-before-loss", component="loss", fixed=False)]).to_dict()
 
 
 def _wrongly_failed_attempt_and_a_rejudge() -> tuple[int, int]:
@@ -65,7 +69,7 @@ def test_rejudge_regrades_each_attempt_and_keeps_the_old_verdict(app_db: None) -
         assert (attempt.status, attempt.score) == ("passed", 1.0)
         task = session.query(JobTask).filter_by(job_id=job_id, attempt_id=attempt_id).one()
     assert task.previous["status"] == "failed" and task.previous["result"] == OLD_RESULT
-    shown = rejudge.changes(task.previous, task.outcome)
+    shown = rejudge.changes(Verdict.from_json(task.previous), Verdict.from_json(task.outcome))
     assert "status failed → passed" in shown and "score 0.00 → 1.00" in shown
     assert "bug pos-not-added: not fixed → fixed" in shown
     assert job.summary["changed_attempts"] == [attempt_id]
@@ -101,5 +105,6 @@ def test_the_verdict_and_tips_an_api_client_sees_agree_even_when_coaching_never_
 
 
 def test_changes_is_empty_when_nothing_changed() -> None:
-    same = {"status": "passed", "score": 1.0, "result": {"bugs": [{"id": "a", "fixed": True}], "tests": []}}
-    assert rejudge.changes(same, dict(same)) == []
+    same = Verdict(status="passed", score=1.0, error=None,
+                   result=GradeResult(status="passed", bugs=[BugResult(id="a", component="loss", fixed=True)]))
+    assert rejudge.changes(same, replace(same)) == []

@@ -84,19 +84,26 @@ class ValidationReport:
                 "bugs": [{"id": b.id, "kind": b.kind, "component": b.component, "detected_by": b.detected_by}
                          for b in self.bugs]}
 
-    def to_dict(self) -> dict[str, Any]:
-        """The stored shape (a database JSON column, the reference cache): summary() and the rest."""
-        return {**self.summary(), "content_hash": self.content_hash, "engine": self.engine, "tests": self.tests,
+    def to_dict(self, *, measurements: bool = True) -> dict[str, Any]:
+        """The stored shape (a database JSON column, the reference cache): summary() and the rest.
+
+        measurements=False leaves out the solution's (large) measurements: the version's `validation`
+        column, which pages read, keeps the report without them."""
+        data = {**self.summary(), "content_hash": self.content_hash, "engine": self.engine, "tests": self.tests,
                 "starter_failing": self.starter_failing, "bug_titles": {b.id: b.title for b in self.bugs},
                 "reference": None if self.reference is None else self.reference.to_json(),
                 "complete": self.complete}
+        if not measurements:
+            del data["reference"]
+        return data
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> ValidationReport:
         titles = d.get("bug_titles", {})
         bugs = [BugDetection(id=b["id"], kind=b["kind"], component=b["component"], title=titles.get(b["id"], b["id"]),
                              detected_by=list(b["detected_by"])) for b in d["bugs"]]
-        reference = None if d["reference"] is None else Measurements.from_json(d["reference"])
+        # A report read from the `validation` column has no measurements (to_dict(measurements=False)).
+        reference = None if d.get("reference") is None else Measurements.from_json(d["reference"])
         return cls(slug=d["slug"], version=d["version"], content_hash=d["content_hash"], valid=d["valid"],
                    problems=d["problems"], warnings=d.get("warnings", []), bugs=bugs,
                    masking=[MaskingPair.from_dict(m) for m in d.get("masking", [])], tests=d["tests"],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Mapping
 from typing import Any
@@ -31,6 +32,14 @@ def unsafe_mode() -> bool:
     except Exception:  # a broken probe must not take every page down; say so loudly instead
         log.exception("could not determine the sandbox mode")
         return True
+
+
+class PageContext:
+    """A page's context as a dataclass: typed where it is built and read back, its fields the
+    template's names (a page's dataclass inherits this and is passed to `render` as it is)."""
+
+    def as_context(self) -> dict[str, object]:
+        return {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}  # type: ignore[arg-type]
 
 
 def _base_context(request: Request) -> dict[str, object]:
@@ -66,10 +75,12 @@ def is_htmx(request: Request) -> bool:
 
 
 def render(
-    request: Request, name: str, context: Mapping[str, object] | None = None, *, status_code: int = 200,
-    block: str | None = None,
+    request: Request, name: str, context: Mapping[str, object] | PageContext | None = None, *,
+    status_code: int = 200, block: str | None = None,
 ) -> Response:
     """Render a page, or just one named block of it (an htmx fragment)."""
+    if isinstance(context, PageContext):
+        context = context.as_context()
     if block is None:
         return templates.TemplateResponse(request, name, dict(context or {}), status_code=status_code)
     template = templates.get_template(name)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from app.engine.package import ScenarioPackage
+from app.engine.validator import ValidationReport
 from app.scenarios.export import package_files
 
 LOCATION = re.compile(r"\((?P<file>[\w.-]+\.py):(?P<line>\d+)\)")
@@ -42,21 +42,19 @@ class FileDiff:
     lines: list[tuple[str, str]]  # (add | del | hunk | ctx, text)
 
 
-def matrix(report: dict[str, Any]) -> Matrix:
+def matrix(report: ValidationReport) -> Matrix:
     """Rows: bugs; columns: the tests that detect at least one bug; cells: caught or not."""
-    bugs = report.get("bugs", [])
-    detecting = {t for b in bugs for t in b.get("detected_by", [])}
-    columns = [t for t in report.get("tests", []) if t in detecting] or sorted(detecting)
-    rows = [MatrixRow(id=b["id"], title=report.get("bug_titles", {}).get(b["id"], b["id"]),
-                      component=b.get("component", ""), cells=[t in b.get("detected_by", []) for t in columns],
-                      undetected=not b.get("detected_by")) for b in bugs]
-    return Matrix(columns=columns, rows=rows, quiet_tests=len(report.get("tests", [])) - len(columns))
+    detecting = {t for b in report.bugs for t in b.detected_by}
+    columns = [t for t in report.tests if t in detecting] or sorted(detecting)
+    rows = [MatrixRow(id=b.id, title=b.title, component=b.component, cells=[t in b.detected_by for t in columns],
+                      undetected=not b.detected_by) for b in report.bugs]
+    return Matrix(columns=columns, rows=rows, quiet_tests=len(report.tests) - len(columns))
 
 
-def problems(report: dict[str, Any]) -> list[Problem]:
+def problems(report: ValidationReport) -> list[Problem]:
     """Each problem with the file and line it names, when it names one."""
     out = []
-    for text in report.get("problems", []):
+    for text in report.problems:
         where = LOCATION.search(text)
         out.append(Problem(text=text, file=where["file"] if where else None,
                            line=int(where["line"]) if where else None))

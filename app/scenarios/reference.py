@@ -8,7 +8,6 @@ or checks changed) is recomputed once and written back.
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from sqlalchemy import update
 from sqlalchemy.orm import Session
@@ -22,9 +21,10 @@ from app.scenarios.models import ScenarioVersion
 log = logging.getLogger(__name__)
 
 
-def current_report(stored: dict[str, Any] | None, package: ScenarioPackage) -> ValidationReport | None:
-    """The stored report when it belongs to this package and to the running engine, else None."""
-    if not stored:
+def current_report(stored: object, package: ScenarioPackage) -> ValidationReport | None:
+    """The stored report (the version row's `reference` JSON) when it belongs to this package and to
+    the running engine, else None."""
+    if not stored or not isinstance(stored, dict):
         return None
     try:
         report = ValidationReport.from_dict(stored)
@@ -38,25 +38,33 @@ def current_report(stored: dict[str, Any] | None, package: ScenarioPackage) -> V
     return report
 
 
-def has_reference(stored: dict[str, Any] | None, content_hash: str) -> bool:
-    """Whether a stored report carries reference measurements of this content for the running engine
-    (the matrix may still be missing): gradings of the version can start."""
-    if not stored:
+def stored_validation(version: ScenarioVersion) -> ValidationReport | None:
+    """The version's last validation report (its `validation` column, without measurements), or None
+    when it has none or the stored one no longer reads."""
+    stored = version.validation
+    if not stored or "valid" not in stored:
+        return None
+    try:
+        return ValidationReport.from_dict(stored)
+    except (KeyError, TypeError, ValueError):
+        log.warning("scenario version %s: unreadable stored validation report", version.id)
+        return None
+
+
+def has_reference(stored: object, content_hash: str) -> bool:
+    """Whether a stored report (the row's `reference` JSON) carries reference measurements of this
+    content for the running engine (the matrix may still be missing): gradings of the version can start.
+
+    Read from the report's stamp, without loading its measurements."""
+    if not isinstance(stored, dict):
         return False
     return stored.get("content_hash") == content_hash and is_current_engine(stored.get("engine")) \
         and stored.get("reference") is not None
 
 
-def stored_report_is_complete(stored: dict[str, Any] | None, content_hash: str) -> bool:
+def stored_report_is_complete(stored: object, content_hash: str) -> bool:
     """Whether the stored report is current and has the bug x test matrix (not only the reference)."""
-    return stored is not None and has_reference(stored, content_hash) and stored.get("complete", True) is True
-
-
-def validation_view(report: ValidationReport) -> dict[str, Any]:
-    """What the `validation` column keeps: the whole report except the (large) measurements."""
-    data = report.to_dict()
-    data.pop("reference", None)
-    return data
+    return isinstance(stored, dict) and has_reference(stored, content_hash) and stored.get("complete", True) is True
 
 
 def store_report(*, session: Session, version_id: int, report: ValidationReport) -> None:
@@ -65,11 +73,11 @@ def store_report(*, session: Session, version_id: int, report: ValidationReport)
     The reference column gets the measurements only when the solution ran; a report without them
     still records what went wrong in `validation`.
     """
-    values: dict[str, Any] = {"validation": validation_view(report)}
-    if report.reference is not None:
-        values["reference"] = report.to_dict()
+    # The `validation` column keeps the whole report but the (large) measurements.
+    reference = ScenarioVersion.reference if report.reference is None else report.to_dict()
     session.execute(
-        update(ScenarioVersion).where(ScenarioVersion.id == version_id).values(**values)
+        update(ScenarioVersion).where(ScenarioVersion.id == version_id)
+        .values(validation=report.to_dict(measurements=False), reference=reference)
         .execution_options(synchronize_session=False)
     )
 
@@ -102,8 +110,8 @@ def ensure_version_reference(*, version_id: int, package: ScenarioPackage, runne
     return report
 
 
-def missing_references(*, session: Session, versions: list[ScenarioVersion]) -> list[tuple[int, dict[str, Any]]]:
-    """(id, content) of the versions whose stored report is missing, from another engine, or still
+def missing_references(*, session: Session, versions: list[ScenarioVersion]) -> list[int]:
+    """The ids of the versions whose stored report is missing, from another engine, or still
     without its matrix (only the solution's measurements were stored)."""
     out = []
     for version in versions:
@@ -114,5 +122,5 @@ def missing_references(*, session: Session, versions: list[ScenarioVersion]) -> 
             continue
         report = current_report(version.reference, package)
         if report is None or not report.complete:
-            out.append((version.id, version.content))
+            out.append(version.id)
     return out

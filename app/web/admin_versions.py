@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
@@ -13,10 +15,13 @@ from app.attempts.models import Attempt
 from app.audit import service as audit
 from app.auth.deps import AdminUser, SessionDep
 from app.engine.package import ScenarioPackage
-from app.http.templating import render
-from app.scenarios import authoring, jobs, presentation, rejudge, validation
-from app.scenarios.job_models import JobTask
+from app.engine.validator import ValidationReport
+from app.http.templating import PageContext, render
+from app.scenarios import authoring, jobs, presentation, reference, rejudge, validation
+from app.scenarios.job_models import JobTask, ScenarioJob
 from app.scenarios.models import Scenario, ScenarioVersion
+from app.scenarios.schemas import JobProgress
+from app.scenarios.task_outcomes import Verdict
 from app.web.admin_scenarios import version_url
 
 router = APIRouter(prefix="/admin/scenarios/{slug}/versions/{number}", tags=["pages"], include_in_schema=False)
@@ -40,23 +45,44 @@ def load(session: Session, slug: str, number: int) -> tuple[Scenario, ScenarioVe
         raise HTTPException(exc.status_code, exc.detail) from None
 
 
-def _context(session: Session, scenario: Scenario, version: ScenarioVersion) -> dict[str, Any]:
+@dataclass(frozen=True)
+class VersionPage(PageContext):
+    """Everything the version page shows."""
+
+    scenario: Scenario
+    version: ScenarioVersion
+    package: ScenarioPackage
+    report: ValidationReport | None  # the last validation, for this content or (not current) an earlier one
+    current: bool
+    matrix: presentation.Matrix | None
+    problems: list[presentation.Problem]
+    job: JobProgress | None
+    refusal: str | None
+    starter_diff: list[presentation.FileDiff]
+    other_versions: Sequence[int]
+    rejudge_job: ScenarioJob | None
+    attempts: int
+    notice: str = ""
+    error: str | None = None
+
+
+def _context(session: Session, scenario: Scenario, version: ScenarioVersion) -> VersionPage:
     package = ScenarioPackage.from_dict(version.content)
-    report = version.validation if version.validation and "valid" in version.validation else None
+    report = reference.stored_validation(version)
     job = jobs.latest_job(session=session, version_id=version.id, kind=validation.KIND)
     others = session.scalars(select(ScenarioVersion.version).where(
         ScenarioVersion.scenario_id == scenario.id, ScenarioVersion.id != version.id)
         .order_by(ScenarioVersion.version.desc())).all()
-    return {
-        "scenario": scenario, "version": version, "package": package, "report": report,
-        "current": report is not None and report.get("content_hash") == version.content_hash,
-        "matrix": presentation.matrix(report) if report else None,
-        "problems": presentation.problems(report) if report else [],
-        "job": jobs.progress(job) if job else None, "refusal": authoring.refusal(version),
-        "starter_diff": presentation.starter_diff(package), "other_versions": others,
-        "rejudge_job": jobs.latest_job(session=session, version_id=version.id, kind=rejudge.KIND),
-        "attempts": session.query(Attempt).filter(Attempt.scenario_version_id == version.id).count(),
-    }
+    return VersionPage(
+        scenario=scenario, version=version, package=package, report=report,
+        current=report is not None and report.content_hash == version.content_hash,
+        matrix=presentation.matrix(report) if report else None,
+        problems=presentation.problems(report) if report else [],
+        job=jobs.progress(job) if job else None, refusal=authoring.refusal(version),
+        starter_diff=presentation.starter_diff(package), other_versions=others,
+        rejudge_job=jobs.latest_job(session=session, version_id=version.id, kind=rejudge.KIND),
+        attempts=session.query(Attempt).filter(Attempt.scenario_version_id == version.id).count(),
+    )
 
 
 @router.get("", name="admin_version")
@@ -65,7 +91,7 @@ def version_page(request: Request, slug: str, number: int, _user: AdminUser, ses
     """Everything about one version, with the actions its status allows (and a notice named by its key)."""
     scenario, version = load(session, slug, number)
     context = _context(session, scenario, version)
-    return render(request, "admin/version.html", {**context, "notice": notice_text(notice, bug, context["package"])})
+    return render(request, "admin/version.html", replace(context, notice=notice_text(notice, bug, context.package)))
 
 
 def notice_text(key: str, bug: str, package: ScenarioPackage) -> str:
@@ -114,7 +140,7 @@ def _action(request: Request, slug: str, number: int, user: Any, session: Sessio
         act(session=session, slug=slug, version=version, user=user)
     except authoring.AuthoringError as exc:
         session.rollback()
-        context = {**_context(session, scenario, version), "error": exc.detail}
+        context = replace(_context(session, scenario, version), error=exc.detail)
         return render(request, "admin/version.html", context, status_code=exc.status_code)
     session.commit()
     return _back(request, slug, number, done)
@@ -162,11 +188,25 @@ def rejudge_page(request: Request, slug: str, number: int, _user: AdminUser, ses
     job = jobs.latest_job(session=session, version_id=version.id, kind=rejudge.KIND)
     tasks = [] if job is None else session.scalars(select(JobTask).where(
         JobTask.job_id == job.id, JobTask.attempt_id.is_not(None)).order_by(JobTask.attempt_id)).all()
-    rows = [{"attempt": t.attempt_id, "old": (t.previous or {}).get("status"), "new": (t.outcome or {}).get("status"),
-             "changes": rejudge.changes(t.previous or {}, t.outcome or {}) if t.status == "done" else None}
-            for t in tasks]
+    rows = [_rejudge_row(t) for t in tasks]
     context = {"scenario": scenario, "version": version, "job": jobs.progress(job) if job else None, "rows": rows}
     return render(request, "admin/rejudge.html", context)
+
+
+@dataclass(frozen=True)
+class RejudgeRow:
+    """One attempt of a rejudge: its verdict before and after, and what changed (None until graded)."""
+
+    attempt: int | None
+    old: str | None
+    new: str | None
+    changes: list[str] | None
+
+
+def _rejudge_row(task: JobTask) -> RejudgeRow:
+    old, new = Verdict.from_json(task.previous), Verdict.from_json(task.outcome)
+    return RejudgeRow(attempt=task.attempt_id, old=old.status if old else None, new=new.status if new else None,
+                      changes=rejudge.changes(old, new) if task.status == "done" else None)
 
 
 @router.get("/diff", name="admin_version_diff")

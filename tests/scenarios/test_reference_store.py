@@ -91,7 +91,7 @@ def test_missing_references_lists_versions_without_a_current_one(app_db: None) -
         session.commit()
         try:
             version = session.get(ScenarioVersion, version_id)
-            assert [v for v, _ in reference.missing_references(session=session, versions=[version])] == [version_id]
+            assert reference.missing_references(session=session, versions=[version]) == [version_id]
             reference.store_report(session=session, version_id=version_id, report=good)
             session.commit()
             session.refresh(version)

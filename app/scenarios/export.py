@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 import zipfile
-from typing import Any
+from typing import TypedDict
 
 import tomli_w
 
@@ -13,9 +13,36 @@ from app.engine.package import ScenarioPackage
 ZIP_DATE = (2026, 1, 1, 0, 0, 0)  # a fixed timestamp: the same package always zips to the same bytes
 
 
+class BugTable(TypedDict):
+    """One [[bugs]] table of scenario.toml."""
+
+    id: str
+    kind: str
+    component: str
+    title: str
+    hints: list[str]
+    explanation: dict[str, str]  # expected, detect, fix
+    edits: list[dict[str, str]]  # Edit.to_dict(): file, old, new
+
+
+class ScenarioDocument(TypedDict):
+    """scenario.toml, in the order it is written."""
+
+    slug: str
+    title: str
+    difficulty: str
+    summary: str
+    interface: str
+    time_limit_minutes: int
+    files: list[str]
+    training: dict[str, float]
+    questions: list[dict[str, str]]
+    bugs: list[BugTable]
+
+
 def scenario_toml(package: ScenarioPackage) -> str:
     """The package's scenario.toml; bugs are planted by exact-text edits (multi-line strings stay readable)."""
-    doc: dict[str, Any] = {
+    doc: ScenarioDocument = {
         "slug": package.slug, "title": package.title, "difficulty": package.difficulty, "summary": package.summary,
         "interface": package.interface, "time_limit_minutes": package.time_limit_minutes,
         "files": list(package.files), "training": dict(package.training),

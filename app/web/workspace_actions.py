@@ -50,7 +50,9 @@ class EventBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     kind: str = Field(max_length=40)
-    detail: dict[str, Any] = Field(default_factory=dict)
+    # What the editor sends ({file, chars, lines} for a paste, {seconds} for focus_lost) is untrusted:
+    # events.clean_detail checks each value, with its own refusal message, and keeps only the stored shape.
+    detail: dict[str, object] = Field(default_factory=dict)
 
 
 def page_url(request: Request, ws: Workspace, **params: Any) -> str:

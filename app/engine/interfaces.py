@@ -4,7 +4,7 @@ interface. Outside app/engine/<interface>/ only this module names one.
 
 An interface is a harness (probes that run in the sandbox and write result.json), checks that judge
 its measurements against the solution's, and the contract a candidate's files follow (CONTRACTS.md
-section 1). A second interface is one more entry in INTERFACES.
+section 1 for gpt-v1, 1b for llama-v1). Another interface is one more entry in INTERFACES.
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ from app.engine.gpt_v1 import checks as gpt_v1_checks
 # test, and its status (only FAILED is evidence of a bug, only PASSED of its absence). Defined next to
 # gpt-v1's checks because its engine fingerprint covers that file.
 from app.engine.gpt_v1.verdicts import FAILED, NOT_APPLICABLE, NOT_RUN, PASSED, TestSpec, Verdict
+from app.engine.llama_v1 import bundle as llama_v1_bundle
+from app.engine.llama_v1 import checks as llama_v1_checks
 from app.engine.measurements import Measurements
 
 
@@ -79,7 +81,21 @@ GPT_V1 = Interface(
     template_scenario="warm-up",
 )
 
-INTERFACES: dict[str, Interface] = {GPT_V1.name: GPT_V1}
+# A llama-shaped decoder (CONTRACTS.md section 1b): rotary positions, RMSNorm, SwiGLU, grouped-query
+# attention and a KV cache whose logits must equal the full forward's.
+LLAMA_V1 = Interface(
+    name="llama-v1",
+    result_schema="dojo.llama-v1.result/1",
+    allowed_files=("model.py", "data.py", "train.py"),
+    specs=llama_v1_checks.SPECS,
+    check_runner=llama_v1_checks.run_checks,
+    harness_bundle_dir=llama_v1_bundle.harness_bundle_dir,
+    engine_fingerprint=llama_v1_bundle.engine_fingerprint,
+    corpus_file=llama_v1_bundle.CORPUS_FILE,
+    template_scenario="norm-and-gate",
+)
+
+INTERFACES: dict[str, Interface] = {GPT_V1.name: GPT_V1, LLAMA_V1.name: LLAMA_V1}
 # Stored validation reports made before packages named their interface were all gpt-v1's.
 DEFAULT_INTERFACE = GPT_V1.name
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, TypedDict
 
 from app.engine.builtin import find_builtin
 from app.engine.errors import PackageError
@@ -99,6 +99,18 @@ def edited(package: ScenarioPackage, form: dict[str, str]) -> ScenarioPackage:
     return _rebuilt(data)
 
 
+class NewBug(TypedDict):
+    """A bug as the form describes it, in the package's bug shape (ScenarioPackage.to_dict's "bugs")."""
+
+    id: str
+    kind: str
+    component: str
+    title: str
+    hints: list[str]  # three, possibly blank until checked
+    explanation: dict[str, str]  # expected, detect, fix
+    edits: list[dict[str, str]]  # Edit.to_dict(): file, old, new
+
+
 def _rebuilt(data: dict[str, Any]) -> ScenarioPackage:
     """from_dict, with the bug named by its id when one of its edits no longer applies."""
     try:
@@ -112,7 +124,7 @@ def _rebuilt(data: dict[str, Any]) -> ScenarioPackage:
                            f"code or remove bug {bug_id}") from None
 
 
-def with_bug(package: ScenarioPackage, bug: dict[str, Any]) -> ScenarioPackage:
+def with_bug(package: ScenarioPackage, bug: NewBug) -> ScenarioPackage:
     """The package with one more bug (its edits checked again by the package loader)."""
     if bug["component"] not in COMPONENTS:
         raise PackageError(f"component: must be one of {', '.join(COMPONENTS)}")

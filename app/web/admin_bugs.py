@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
 from starlette.responses import RedirectResponse, Response
@@ -18,18 +18,6 @@ from app.web.admin_versions import load, notice_url
 
 router = APIRouter(prefix="/admin/scenarios/{slug}/versions/{number}/bugs", tags=["pages"], include_in_schema=False)
 TEXT_FIELDS = ("id", "kind", "component", "title", "hint1", "hint2", "hint3", "expected", "detect", "fix")
-
-
-class NewBug(TypedDict):
-    """A bug as the form describes it, in the package's bug shape (ScenarioPackage.to_dict's "bugs")."""
-
-    id: str
-    kind: str
-    component: str
-    title: str
-    hints: list[str]  # three, possibly blank until checked
-    explanation: dict[str, str]  # expected, detect, fix
-    edits: list[dict[str, str]]  # Edit.to_dict(): file, old, new
 
 
 def _draft(session: Any, slug: str, number: int) -> Any:
@@ -86,14 +74,14 @@ async def add_bug(request: Request, slug: str, number: int, user: AdminUser, ses
     if form.get("action") != "add" or problem:
         return _page(request, slug, version, form, checked=checked, error=problem,
                      status_code=422 if form.get("action") == "add" else 200)
-    bug: NewBug = {"id": form.get("id", "").strip(), "kind": form.get("kind", ""),
+    bug: drafts.NewBug = {"id": form.get("id", "").strip(), "kind": form.get("kind", ""),
                    "component": form.get("component", ""), "title": form.get("title", "").strip(),
                    "hints": [form.get(f"hint{n}", "").strip() for n in (1, 2, 3)],
                    "explanation": {k: form.get(k, "").strip() for k in ("expected", "detect", "fix")},
                    "edits": [e.to_dict() for e in edits]}
     try:
         _check_bug_fields(bug)
-        new = drafts.with_bug(package, dict(bug))  # the package's plain JSON shape
+        new = drafts.with_bug(package, bug)
         authoring.update_draft(session=session, slug=slug, version=version, package=new, user=user,
                                action="version.bug_added", bug=bug["id"])
     except (PackageError, authoring.AuthoringError) as exc:
@@ -104,7 +92,7 @@ async def add_bug(request: Request, slug: str, number: int, user: AdminUser, ses
     return RedirectResponse(notice_url(request, slug, number, "bug_planted", bug=str(bug["id"])), status_code=303)
 
 
-def _check_bug_fields(bug: NewBug) -> None:
+def _check_bug_fields(bug: drafts.NewBug) -> None:
     from app.engine.fields import SLUG
 
     if not SLUG.match(bug["id"]):

@@ -35,7 +35,7 @@ class CheckRunner(Protocol):
 
 
 __all__ = ["FAILED", "INTERFACES", "NOT_APPLICABLE", "NOT_RUN", "PASSED", "Interface", "Measurements", "TestSpec",
-           "Verdict", "get_interface", "interface_names"]
+           "Verdict", "get_interface", "interface_label", "interface_names"]
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,9 @@ class Interface:
     """One challenge interface."""
 
     name: str
+    # What people read: the label pages show ("GPT-2 style (gpt-v1)") and one line on what a model has.
+    label: str
+    description: str
     # What the harness writes as result.json's "schema"; anything else is a sandbox error.
     result_schema: str
     # The candidate files a scenario of this interface may list (scenario.toml: files).
@@ -71,6 +74,8 @@ class Interface:
 
 GPT_V1 = Interface(
     name="gpt-v1",
+    label="GPT-2 style (gpt-v1)",
+    description="learned position embeddings, LayerNorm, GELU MLP, causal multi-head attention",
     result_schema="dojo.gpt-v1.result/1",
     allowed_files=("model.py", "data.py", "train.py"),
     specs=gpt_v1_checks.SPECS,
@@ -85,6 +90,8 @@ GPT_V1 = Interface(
 # attention and a KV cache whose logits must equal the full forward's.
 LLAMA_V1 = Interface(
     name="llama-v1",
+    label="Llama style (llama-v1)",
+    description="rotary positions, RMSNorm, SwiGLU, grouped-query attention, KV cache",
     result_schema="dojo.llama-v1.result/1",
     allowed_files=("model.py", "data.py", "train.py"),
     specs=llama_v1_checks.SPECS,
@@ -102,6 +109,12 @@ DEFAULT_INTERFACE = GPT_V1.name
 
 def interface_names() -> tuple[str, ...]:
     return tuple(INTERFACES)
+
+
+def interface_label(name: str) -> str:
+    """The label pages show for an interface name; an unknown name is shown as it is."""
+    known = INTERFACES.get(name)
+    return known.label if known is not None else name
 
 
 def get_interface(name: str) -> Interface:

@@ -20,10 +20,11 @@ from app.grading.result import BugResult, GradeError, GradeResult, ScratchOutput
 from app.scenarios.models import Scenario, ScenarioVersion
 from app.users.models import Role, User
 
-# What candidates see of the known-good run: its curves, sample and influence map, nothing else
-# (ShownTraining below keeps exactly these; the other baseline field is for interviewers and admins).
+# What candidates see of the known-good run: its curves, sample, influence map and cache agreement, nothing
+# else (ShownTraining below keeps exactly these; the other baseline field is for interviewers and admins).
 CANDIDATE_BASELINE_FIELDS = frozenset({
     "baseline_val_loss", "baseline_final_val_loss", "baseline_train_loss", "baseline_sample", "baseline_influence",
+    "baseline_cache_agreement",
 })
 HIDDEN_MESSAGES = {"passed": "Hidden check passed.", "failed": "Hidden check failed.",
                    "not_applicable": "Hidden check does not apply to how this code is written."}
@@ -77,6 +78,12 @@ class ShownInfluence(TypedDict):
     matrix: list[list[float]]
 
 
+class ShownCacheAgreement(TypedDict):
+    prefill: int
+    diffs: list[float | None]
+    error: str | None
+
+
 class ShownTraining(TypedDict):
     """A TrainingSummary's JSON (model_dump(mode="json")), its keys in the model's order. The baseline
     fields a candidate sees are CANDIDATE_BASELINE_FIELDS; the NotRequired one is for interviewers and admins."""
@@ -99,6 +106,8 @@ class ShownTraining(TypedDict):
     baseline_sample: str | None
     influence: ShownInfluence | None
     baseline_influence: ShownInfluence | None
+    cache_agreement: ShownCacheAgreement | None
+    baseline_cache_agreement: ShownCacheAgreement | None
 
 
 class _StaffBaseline(TypedDict, total=False):
@@ -197,6 +206,7 @@ def training_view(training: TrainingSummary, *, staff: bool) -> ShownTraining:
         "unigram_entropy": data["unigram_entropy"], "leak_probe_loss": data["leak_probe_loss"], **staff_only,
         "sample": data["sample"], "baseline_sample": data["baseline_sample"],
         "influence": data["influence"], "baseline_influence": data["baseline_influence"],
+        "cache_agreement": data["cache_agreement"], "baseline_cache_agreement": data["baseline_cache_agreement"],
     }
 
 

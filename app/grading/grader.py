@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import time
 
+from pydantic import ValidationError
+
 from app.engine.harness_run import measured, outcome_error, run_harness
 from app.engine.interfaces import get_interface
 from app.engine.measurements import Measurements, ProbeReadings
@@ -11,7 +13,15 @@ from app.engine.package import ScenarioPackage
 from app.engine.validator import ValidationReport
 from app.grading import scoring
 from app.grading.reference import ensure_reference
-from app.grading.result import BugResult, GradeError, GradeResult, InfluenceMap, TestResult, TrainingSummary
+from app.grading.result import (
+    BugResult,
+    CacheAgreement,
+    GradeError,
+    GradeResult,
+    InfluenceMap,
+    TestResult,
+    TrainingSummary,
+)
 from app.sandbox.job import Limits, Runner
 from app.sandbox.progress import Progress, ProgressCallback
 
@@ -53,6 +63,8 @@ def training_summary(result: Measurements, reference: Measurements) -> TrainingS
         sample=run.get("sample"), baseline_sample=base.get("sample"),
         influence=_influence(result.readings("influence")),
         baseline_influence=_influence(reference.readings("influence")),
+        cache_agreement=cache_agreement(result.readings("cache_curve")),
+        baseline_cache_agreement=cache_agreement(reference.readings("cache_curve")),
     )
 
 
@@ -60,6 +72,19 @@ def _influence(readings: ProbeReadings | None) -> InfluenceMap | None:
     if not readings or "exception" in readings:
         return None
     return InfluenceMap(text=readings["text"], matrix=readings["matrix"])
+
+
+def cache_agreement(readings: ProbeReadings | None) -> CacheAgreement | None:
+    """The cache_curve probe (interfaces with a KV cache): the diffs per position, or why there are none.
+    None when the run has no such probe (gpt-v1) or wrote something else than the probe's shape."""
+    if not readings:
+        return None
+    if "exception" in readings:
+        return CacheAgreement(error=str(readings["exception"]))
+    try:
+        return CacheAgreement(prefill=readings["prefill"], diffs=readings["diffs"])
+    except (KeyError, ValidationError):
+        return None
 
 
 def _bugs(report: ValidationReport, verdicts: list[TestResult] | None,

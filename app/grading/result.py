@@ -81,6 +81,16 @@ class InfluenceMap(_Model):
     matrix: list[list[float]]
 
 
+class CacheAgreement(_Model):
+    """max |logits through the KV cache - the full forward's logits| at each position of a validation
+    window, on the trained model (llama-v1): the first `prefill` positions go in at once, then one token
+    at a time. A correct cache agrees up to float32 rounding; `error` when the cached forward raised."""
+
+    prefill: int = 0
+    diffs: list[float | None] = Field(default_factory=list)
+    error: str | None = None
+
+
 class TrainingSummary(_Model):
     """The tiny training run next to the known-good baseline; `error` when it did not complete."""
 
@@ -102,6 +112,9 @@ class TrainingSummary(_Model):
     baseline_sample: str | None = None
     influence: InfluenceMap | None = None
     baseline_influence: InfluenceMap | None = None
+    # Interfaces with a KV cache only (llama-v1); None for gpt-v1 and for results stored before it.
+    cache_agreement: CacheAgreement | None = None
+    baseline_cache_agreement: CacheAgreement | None = None
 
 
 class ScratchOutput(_Model):

@@ -1,0 +1,59 @@
+"""The cache_curve probe (llama-v1) becomes TrainingSummary.cache_agreement, the candidate's and the baseline's."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from app.engine.measurements import Measurements
+from app.grading.grader import cache_agreement, training_summary
+from app.grading.result import CacheAgreement, GradeResult
+
+RUN = {"steps": [0, 10], "train_loss": [None, 3.0], "val_loss": [4.1, 3.2], "final_val_loss": 3.2,
+       "final_train_loss": 3.0, "init_loss": 4.1}
+BROKEN = {"prefill": 4, "diffs": [1e-7, 2e-7, 1e-7, 3e-7, 1.9, 2.4, 2.2, 2.8]}
+CORRECT = {"prefill": 4, "diffs": [1e-7, 2e-7, 1e-7, 3e-7, 2e-7, 1e-7, 4e-7, 2e-7]}
+
+
+def _measured(**probes: Any) -> Measurements:
+    return Measurements.from_json({"schema": "test", "probes": {"training_run": RUN, **probes}})
+
+
+def test_a_llama_grading_carries_both_cache_curves() -> None:
+    summary = training_summary(_measured(cache_curve=BROKEN), _measured(cache_curve=CORRECT))
+    assert summary is not None
+    assert summary.cache_agreement == CacheAgreement(prefill=4, diffs=BROKEN["diffs"])
+    assert summary.baseline_cache_agreement == CacheAgreement(prefill=4, diffs=CORRECT["diffs"])
+
+
+def test_a_gpt_grading_has_no_cache_curve() -> None:
+    summary = training_summary(_measured(), _measured())
+    assert summary is not None
+    assert summary.cache_agreement is None and summary.baseline_cache_agreement is None
+
+
+def test_a_cached_forward_that_raised_keeps_its_message() -> None:
+    summary = training_summary(_measured(cache_curve={"exception": "IndexError: out of range (model.py:88)"}),
+                               _measured(cache_curve=CORRECT))
+    assert summary is not None and summary.cache_agreement is not None
+    assert summary.cache_agreement.error == "IndexError: out of range (model.py:88)"
+    assert summary.cache_agreement.diffs == []
+
+
+def test_non_finite_diffs_survive_and_malformed_readings_are_dropped() -> None:
+    found = cache_agreement({"prefill": 4, "diffs": [0.0, "nan", "inf"]})
+    assert found is not None and found.diffs[0] == 0.0 and math.isnan(found.diffs[1] or 0.0)
+    assert found.diffs[2] == math.inf
+    assert cache_agreement({"prefill": 4}) is None
+    assert cache_agreement({"prefill": "four", "diffs": "many"}) is None
+    assert cache_agreement(None) is None and cache_agreement({}) is None
+
+
+def test_results_stored_before_the_cache_curve_read_back_and_new_ones_round_trip() -> None:
+    old = GradeResult.from_stored({"status": "failed", "training": {"steps": [0], "val_loss": [4.1]}})
+    assert old is not None and old.training is not None
+    assert old.training.cache_agreement is None and old.training.baseline_cache_agreement is None
+    summary = training_summary(_measured(cache_curve=BROKEN), _measured(cache_curve=CORRECT))
+    stored = GradeResult(status="failed", training=summary).to_dict()
+    again = GradeResult.from_stored(stored)
+    assert again is not None and again.training == summary

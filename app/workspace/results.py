@@ -70,6 +70,7 @@ class ResultsView:
     components: list[ComponentRow] = field(default_factory=list)
     chart: charts.LossChart | None = None
     heatmaps: list[charts.Heatmap] = field(default_factory=list)
+    cache: charts.CacheCharts | None = None  # interfaces with a KV cache: cached against full forward
     training: TrainingSummary | None = None  # for the headline numbers and samples
     regressions: list[str] = field(default_factory=list)
     tips: list[ShownTip] = field(default_factory=list)
@@ -145,6 +146,7 @@ def build_view(*, session: Session, attempt: Attempt, staff: bool) -> ResultsVie
         view.training = result.training
         view.chart = charts.loss_chart(result.training)
         view.heatmaps = charts.heatmaps(result.training)
+        view.cache = charts.cache_charts(result.training)
     return view
 
 

@@ -6,6 +6,8 @@ in place when it was refused; nothing typed is lost.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Form, Request
@@ -17,6 +19,8 @@ from app.http.templating import is_htmx
 from app.interviews import access, invites, mail, reviews
 from app.interviews.deps import ReviewerUser
 from app.interviews.errors import InterviewError
+from app.interviews.invites import Delivery
+from app.interviews.models import Interview
 from app.users.models import User
 from app.web.review import render_review, review_context
 
@@ -47,44 +51,54 @@ async def save_interview_review(
                             decision=str(form.get("decision", "undecided")), notes=str(form.get("notes", "")))
     except InterviewError as exc:
         session.rollback()
-        context = review_context(session, user, interview_id, details=block is None)
-        context["review_error"] = str(exc)
+        context = replace(review_context(session, user, interview_id, details=block is None), review_error=str(exc))
         return render_review(request, context, status_code=exc.status_code, block=block)
     session.commit()
-    context = {**review_context(session, user, interview_id, details=block is None), "review_saved": True}
+    context = replace(review_context(session, user, interview_id, details=block is None), review_saved=True)
     return render_review(request, context, block=block)
 
 
-def _managed(request: Request, session: SessionDep, user: User, interview_id: int, action: Any) -> Response:
+@dataclass(frozen=True)
+class ActionDone:
+    """What an owner's action says back on the page."""
+
+    notice: str | None = None
+    new_invite: Delivery | None = None
+    email_enabled: bool = False
+
+
+def _managed(request: Request, session: SessionDep, user: User, interview_id: int,
+             action: Callable[[Interview], ActionDone]) -> Response:
     """Run an owner's action; the page shows what happened, or why it was refused."""
     interview = access.managed_interview(session=session, user=user, interview_id=interview_id)
     try:
-        extra = action(interview) or {}
+        done = action(interview)
     except InterviewError as exc:
         session.rollback()
-        context = {**review_context(session, user, interview_id), "action_error": str(exc)}
+        context = replace(review_context(session, user, interview_id), action_error=str(exc))
         return render_review(request, context, status_code=exc.status_code)
     session.commit()
-    return render_review(request, {**review_context(session, user, interview_id), **extra})
+    return render_review(request, replace(review_context(session, user, interview_id), notice=done.notice,
+                                          new_invite=done.new_invite, email_enabled=done.email_enabled))
 
 
 @router.post("/{interview_id}/invite", name="resend_invite")
 def resend_invite(request: Request, interview_id: RowIdPath, user: ReviewerUser, session: SessionDep) -> Response:
     """A new invite link (the old stops working): emailed when SMTP is set, else shown once."""
-    def action(interview: Any) -> dict[str, object]:
+    def action(interview: Interview) -> ActionDone:
         token = invites.reissue(session=session, interview=interview)
         url = str(request.url_for("invite_page", token=token))
-        return {"new_invite": invites.deliver(session=session, interview=interview, invite_url=url),
-                "email_enabled": mail.enabled()}
+        return ActionDone(new_invite=invites.deliver(session=session, interview=interview, invite_url=url),
+                          email_enabled=mail.enabled())
     return _managed(request, session, user, interview_id, action)
 
 
 @router.post("/{interview_id}/revoke", name="revoke_interview")
 def revoke_interview(request: Request, interview_id: RowIdPath, user: ReviewerUser, session: SessionDep) -> Response:
     """Withdraw the interview: the invite and the workspace refuse from now on."""
-    def action(interview: Any) -> dict[str, object]:
+    def action(interview: Interview) -> ActionDone:
         invites.revoke(session=session, interview=interview)
-        return {"notice": "The interview is revoked: the invite link and the workspace no longer work."}
+        return ActionDone(notice="The interview is revoked: the invite link and the workspace no longer work.")
     return _managed(request, session, user, interview_id, action)
 
 
@@ -94,9 +108,9 @@ def extend_interview(
     invite_days: SmallInt = 0, extra_minutes: SmallInt = 0,
 ) -> Response:
     """More days for the invite, or more minutes for the candidate."""
-    def action(interview: Any) -> dict[str, object]:
+    def action(interview: Interview) -> ActionDone:
         invites.extend(session=session, interview=interview, invite_days=invite_days, extra_minutes=extra_minutes)
-        return {"notice": "Extended."}
+        return ActionDone(notice="Extended.")
     return _managed(request, session, user, interview_id, action)
 
 
@@ -106,9 +120,9 @@ def share_interview(
     email: Annotated[str, Form(max_length=254)] = "",
 ) -> Response:
     """Let another interviewer read and review this interview."""
-    def action(interview: Any) -> dict[str, object]:
+    def action(interview: Interview) -> ActionDone:
         shared = access.share(session=session, interview=interview, email=email)
-        return {"notice": f"Shared with {shared.email}."}
+        return ActionDone(notice=f"Shared with {shared.email}.")
     return _managed(request, session, user, interview_id, action)
 
 
@@ -117,7 +131,7 @@ def unshare_interview(
     request: Request, interview_id: RowIdPath, user_id: RowIdPath, user: ReviewerUser, session: SessionDep,
 ) -> Response:
     """Stop sharing with one interviewer (their review stays)."""
-    def action(interview: Any) -> dict[str, object]:
+    def action(interview: Interview) -> ActionDone:
         access.unshare(session=session, interview=interview, user_id=user_id)
-        return {"notice": "No longer shared."}
+        return ActionDone(notice="No longer shared.")
     return _managed(request, session, user, interview_id, action)

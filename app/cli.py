@@ -1,4 +1,4 @@
-"""The `dojo` command line: serve, worker, migrate, create-user, scenarios validate, grade."""
+"""The `dojo` command line: serve, worker, migrate, create-user, scenarios validate, grade, check, bench."""
 
 from __future__ import annotations
 
@@ -160,6 +160,12 @@ def _grade(args: argparse.Namespace) -> int:
     return _needs_sandbox(lambda: grade_command(args.scenario, args.directory, as_json=args.json))
 
 
+def _check(args: argparse.Namespace) -> int:
+    from app.grading.check_dir import check_command
+
+    return _needs_sandbox(lambda: check_command(args.directory, interface=args.interface, as_json=args.json))
+
+
 def _needs_sandbox(command: Callable[[], int]) -> int:
     """Run a command that executes candidate code; a missing sandbox is a clear error, not a traceback."""
     from app.sandbox import SandboxUnavailableError
@@ -222,6 +228,13 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument("directory")
     grade.add_argument("--json", action="store_true")
     grade.set_defaults(func=_grade)
+
+    check = sub.add_parser("check", help="run every behavioural check of an interface on a directory of model "
+                           "files in the sandbox (no scenario, no bugs); exit 1 if one fails")
+    check.add_argument("directory", help="holds model.py (data.py and train.py when present)")
+    check.add_argument("--interface", help="gpt-v1 or llama-v1 (default: picked from model.py's names)")
+    check.add_argument("--json", action="store_true")
+    check.set_defaults(func=_check)
 
     bench = sub.add_parser("bench", help="measure grading latency, throughput and web latency on this machine")
     bench.add_argument("--json", action="store_true")

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, HTTPException
+from typing import Annotated
 
-from app.attempts.package_info import public_package
+from fastapi import APIRouter, HTTPException, Query
+
+from app.attempts.package_info import package_of, public_package
 from app.auth.deps import CurrentUser, SessionDep
+from app.engine.interfaces import INTERFACES
 from app.scenarios import service
 from app.scenarios.schemas import ScenarioCard, ScenarioDetail, ScenarioQuestion
 
@@ -13,13 +16,17 @@ router = APIRouter(prefix="/api/scenarios", tags=["scenarios"])
 
 
 @router.get("")
-def list_scenarios(_user: CurrentUser, session: SessionDep) -> list[ScenarioCard]:
-    """Published scenarios, easiest first."""
-    return [
+def list_scenarios(_user: CurrentUser, session: SessionDep,
+                   interface: Annotated[str | None, Query(max_length=40)] = None) -> list[ScenarioCard]:
+    """Published scenarios, easiest first; `?interface=llama-v1` keeps one interface's."""
+    if interface is not None and interface not in INTERFACES:
+        raise HTTPException(422, f"Unknown interface {interface!r}; the interfaces are {', '.join(INTERFACES)}.")
+    cards = [
         ScenarioCard(slug=slug, title=version.title, difficulty=version.difficulty, version=version.version,
-                     components=public_package(version).components)
+                     components=public_package(version).components, interface=package_of(version).interface)
         for version, slug in service.list_published(session=session)
     ]
+    return [card for card in cards if interface is None or card.interface == interface]
 
 
 @router.get("/{slug}")

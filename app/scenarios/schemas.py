@@ -13,6 +13,7 @@ class ScenarioCard(BaseModel):
     difficulty: str
     version: int
     components: list[str]
+    interface: str  # added after the first contract: the challenge interface, "gpt-v1" or "llama-v1"
 
 
 class ScenarioQuestion(BaseModel):

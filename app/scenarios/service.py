@@ -5,10 +5,11 @@ from __future__ import annotations
 from functools import cache
 from typing import Any, NamedTuple, TypeVar
 
-from sqlalchemy import Select, Subquery, func, select
+from sqlalchemy import ColumnElement, Select, Subquery, func, select
 from sqlalchemy.orm import Session, defer
 
 from app.core.db import utcnow
+from app.engine.interfaces import DEFAULT_INTERFACE, interface_label
 from app.scenarios.models import Scenario, ScenarioVersion
 
 PUBLISHED = "published"
@@ -80,6 +81,11 @@ class PublishedCard(NamedTuple):
     difficulty: str
     version: int
     summary: str
+    interface: str  # the package's challenge interface, e.g. "llama-v1"
+
+    @property
+    def interface_label(self) -> str:
+        return interface_label(self.interface)
 
 
 _Statement = TypeVar("_Statement", bound="Select[*tuple[Any, ...]]")
@@ -121,10 +127,16 @@ def _published_versions() -> Select[ScenarioVersion, str]:
     )
 
 
+def _interface_column() -> ColumnElement[str]:
+    """The interface a version's package names (read inside the JSON content, no package parsed)."""
+    return func.coalesce(ScenarioVersion.content["interface"].as_string(), DEFAULT_INTERFACE)
+
+
 @cache
-def _published_cards() -> Select[int, str, str, str, int, str]:
+def _published_cards() -> Select[int, str, str, str, int, str, str]:
     return _newest_published(select(ScenarioVersion.id, Scenario.slug, ScenarioVersion.title,
-                                     ScenarioVersion.difficulty, ScenarioVersion.version, ScenarioVersion.summary))
+                                     ScenarioVersion.difficulty, ScenarioVersion.version, ScenarioVersion.summary,
+                                     _interface_column()))
 
 
 def list_published(*, session: Session) -> list[tuple[ScenarioVersion, str]]:

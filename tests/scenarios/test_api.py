@@ -13,8 +13,22 @@ def test_list_shows_published_scenarios_with_components(client, make_user, built
     by_slug = {item["slug"]: item for item in body}
     assert set(builtin_slugs) <= set(by_slug)
     warm = by_slug["warm-up"]
-    assert set(warm) == {"slug", "title", "difficulty", "version", "components"}
+    assert set(warm) == {"slug", "title", "difficulty", "version", "components", "interface"}
     assert warm["components"] == sorted({b.component for b in find_builtin("warm-up").bugs})
+
+
+def test_each_card_names_its_interface_and_the_list_filters_by_it(client, make_user, builtin_slugs) -> None:
+    headers = make_user().headers
+    body = client.get("/api/scenarios", headers=headers).json()
+    by_slug = {item["slug"]: item for item in body}
+    assert by_slug["warm-up"]["interface"] == "gpt-v1"
+    assert by_slug["norm-and-gate"]["interface"] == "llama-v1"
+    builtins = [item for item in body if item["slug"] in builtin_slugs]
+    assert all(item["interface"] == getattr(find_builtin(item["slug"]), "interface", None) for item in builtins)
+    llama = client.get("/api/scenarios", params={"interface": "llama-v1"}, headers=headers).json()
+    assert llama and {item["slug"] for item in llama} == {i["slug"] for i in body if i["interface"] == "llama-v1"}
+    unknown = client.get("/api/scenarios", params={"interface": "mamba-v1"}, headers=headers)
+    assert unknown.status_code == 422 and "gpt-v1, llama-v1" in unknown.json()["detail"]
 
 
 def test_list_leaves_out_archived_scenarios(client, make_user, builtin_slugs, db: Session) -> None:

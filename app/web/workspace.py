@@ -23,6 +23,7 @@ from app.auth.deps import CurrentUser, SessionDep
 from app.core.db import as_utc, run_read
 from app.core.errors import DojoError
 from app.core.paths import STATIC_DIR
+from app.engine.interfaces import DEFAULT_INTERFACE, interface_label
 from app.engine.scratch import FILE_NAME as SCRATCH_FILE
 from app.http.params import MAX_ROW_ID, RowIdPath
 from app.http.templating import render
@@ -107,6 +108,7 @@ def page_context(request: Request, session: Session, ws: Workspace, *, attempt_i
     return {
         "ws": ws,
         "title": ws.version.title,
+        "interface_label": interface_label(str(ws.version.content.get("interface", DEFAULT_INTERFACE))),
         "brief_html": render_markdown(ws.package.brief, top_level=3),
         "draft": draft,
         "files": files,

@@ -13,6 +13,7 @@ from starlette.responses import RedirectResponse, Response
 from app.attempts.models import Attempt
 from app.auth.deps import AdminUser, SessionDep
 from app.engine.errors import PackageError
+from app.engine.interfaces import DEFAULT_INTERFACE, INTERFACES, Interface, interface_label
 from app.http.templating import render
 from app.scenarios import authoring, drafts
 from app.scenarios.models import Scenario, ScenarioVersion
@@ -47,6 +48,12 @@ class ScenarioRow:
     versions: list[VersionRow] = field(default_factory=list)  # newest first
     attempts: int = 0
 
+    @property
+    def interface_label(self) -> str:
+        """The newest version's interface (a fork or a new version keeps it)."""
+        newest = self.versions[0].version.content if self.versions else {}
+        return interface_label(str(newest.get("interface", DEFAULT_INTERFACE)))
+
 
 def _listing(session: Session) -> list[ScenarioRow]:
     """Every scenario with its versions (newest first), attempt counts and validation state."""
@@ -67,8 +74,10 @@ def _listing(session: Session) -> list[ScenarioRow]:
 
 def _page(request: Request, session: Session, *, error: str | None = None, form: dict[str, str] | None = None,
           status_code: int = 200) -> Response:
+    interfaces: list[Interface] = list(INTERFACES.values())
     return render(request, "admin/scenarios.html",
-                  {"rows": _listing(session), "error": error, "form": form or {}}, status_code=status_code)
+                  {"rows": _listing(session), "error": error, "form": form or {}, "interfaces": interfaces,
+                   "default_interface": DEFAULT_INTERFACE}, status_code=status_code)
 
 
 @router.get("", name="admin_scenarios")
@@ -80,17 +89,22 @@ def scenario_list(request: Request, _user: AdminUser, session: SessionDep) -> Re
 @router.post("", name="admin_create_scenario")
 def create_scenario(request: Request, user: AdminUser, session: SessionDep,
                     slug: Annotated[str, Form()] = "", title: Annotated[str, Form()] = "",
-                    source: Annotated[str, Form()] = "blank") -> Response:
-    """A new draft from the blank gpt-v1 template, or a fork of any version ("slug:number")."""
+                    source: Annotated[str, Form()] = "blank",
+                    interface: Annotated[str, Form()] = DEFAULT_INTERFACE) -> Response:
+    """A new draft from an interface's blank template, or a fork of any version ("slug:number"), which
+    keeps its source's interface."""
     session.commit()  # start the write transaction with the first write (SQLite)
-    slug, title = slug.strip().lower(), title.strip()
+    slug, title, interface = slug.strip().lower(), title.strip(), interface.strip()
     try:
+        if interface not in INTERFACES:
+            raise authoring.AuthoringError(422, f"interface: {interface[:40]!r} is not a challenge interface; "
+                                                f"choose one of {', '.join(INTERFACES)}.")
         if not title:
             raise authoring.AuthoringError(422, "title: give the new scenario a title.")
         if source == "blank":
             if session.scalar(select(Scenario.id).where(Scenario.slug == slug)) is not None:
                 raise authoring.AuthoringError(409, f"A scenario with slug {slug!r} already exists.")
-            package = drafts.blank_package(slug=slug, title=title)
+            package = drafts.blank_package(slug=slug, title=title, interface=interface)
             version = authoring.save_package(session=session, package=package, user=user, action="scenario.created")
         else:
             from_slug, _, number = source.partition(":")
@@ -101,7 +115,8 @@ def create_scenario(request: Request, user: AdminUser, session: SessionDep,
         session.rollback()
         message = exc.detail if isinstance(exc, authoring.AuthoringError) else str(exc)
         status = exc.status_code if isinstance(exc, authoring.AuthoringError) else 422
-        return _page(request, session, error=message, form={"slug": slug, "title": title, "source": source},
+        return _page(request, session, error=message,
+                     form={"slug": slug, "title": title, "source": source, "interface": interface},
                      status_code=status)
     session.commit()
     return RedirectResponse(version_url(request, slug, version.version, "admin_edit_version"), status_code=303)

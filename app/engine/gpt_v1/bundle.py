@@ -11,7 +11,7 @@ from app.engine.bundle_dir import materialise
 HARNESS_SRC = Path(__file__).resolve().parent / "harness"
 CORPUS_FILE = Path(__file__).resolve().parents[2] / "corpus" / "macbeth.txt"
 CHECK_FILES = ("checks.py", "checks_model.py", "checks_generation.py", "checks_training.py", "checks_structure.py",
-               "checks_interface.py", "verdicts.py")
+               "checks_interface.py", "judging.py", "verdicts.py")
 
 
 def _harness_files() -> list[Path]:

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from app.engine.gpt_v1 import checks_generation as gen
 from app.engine.gpt_v1 import checks_interface as itf
 from app.engine.gpt_v1 import checks_model as mod
 from app.engine.gpt_v1 import checks_structure as st
 from app.engine.gpt_v1 import checks_training as trn
-from app.engine.gpt_v1.verdicts import NOT_RUN, Fail, NotApplicable, TestSpec, Verdict
+from app.engine.gpt_v1 import judging
+from app.engine.gpt_v1.judging import Check
+from app.engine.gpt_v1.verdicts import TestSpec, Verdict
 from app.engine.measurements import Measurements
-
-# check(candidate, reference) -> what passed, or Fail / NotApplicable
-Check = Callable[[Measurements, Measurements], str]
 
 # Needs (checks_interface): "model", "forward" (all positions' logits without targets), "forward_targets",
 # "generate", "get_batch", "train_step", "evaluate", and the runs "training_run" and "leak_probe".
@@ -108,31 +107,9 @@ SPECS: dict[str, TestSpec] = {spec.id: spec for spec, _ in SUITE}
 
 def suite_for(files: Sequence[str]) -> list[TestSpec]:
     """The tests that apply to a scenario with these candidate files."""
-    has_train = "train.py" in files
-    return [spec for spec, _ in SUITE if has_train or not spec.needs_train]
+    return judging.suite_for(SUITE, files)
 
 
 def run_checks(candidate: Measurements, reference: Measurements, *, files: Sequence[str]) -> list[Verdict]:
-    """Judge every applicable test; a check's own crash on malformed measurements is a failure. A test
-    whose needs are unmet (interface) or crashed (training runs) is not run, with the reason."""
-    has_train = "train.py" in files
-    blocked = itf.blocked(candidate)
-    verdicts = []
-    for spec, check in SUITE:
-        if spec.needs_train and not has_train:
-            continue
-        reason = itf.not_run_reason(spec.needs, blocked)
-        if reason is not None:
-            verdicts.append(Verdict(spec.id, spec.component, False, f"not run: {reason}", False, spec.public,
-                                    status=NOT_RUN, reason=reason))
-            continue
-        try:
-            message, passed, applicable = check(candidate, reference), True, True
-        except Fail as exc:
-            message, passed, applicable = str(exc), False, True
-        except NotApplicable as exc:
-            message, passed, applicable = f"not applicable: {exc}", True, False
-        except (KeyError, TypeError, ValueError, IndexError):
-            message, passed, applicable = "the measurements for this test were incomplete", False, True
-        verdicts.append(Verdict(spec.id, spec.component, passed, message, applicable, spec.public))
-    return verdicts
+    """Judge every applicable test, the interface check first (judging.judge: not_run rules, crashes)."""
+    return judging.judge(SUITE, itf.NEEDS, candidate, reference, files=files)

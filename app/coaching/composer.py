@@ -6,6 +6,7 @@ guard last (app/coaching/guard.py), so nothing written here or quoted from a not
 
 from __future__ import annotations
 
+from collections.abc import Set
 from dataclasses import replace
 
 from app.coaching.evidence import Evidence
@@ -16,7 +17,6 @@ from app.coaching.knowledge import (
     COMPONENT_ADVICE,
     COMPONENT_NAMES,
     ERROR_ADVICE,
-    INTERFACE_ADVICE,
     TRAINING_RUN_ADVICE,
     Advice,
 )
@@ -63,12 +63,12 @@ def evidence_tips(readings: list[NoteReading], evidence: Evidence) -> list[Tip]:
         if advice is not None:
             tips.append(_advice_tip(advice, component=None, rule="error", why=f"error {evidence.error.kind}"))
     if evidence.interface_failed:
-        tips.append(_advice_tip(INTERFACE_ADVICE, component="general", rule="interface.failing",
+        tips.append(_advice_tip(evidence.interface_advice, component="general", rule="interface.failing",
                                 why="the interface check fails"))
     mentioned, run_discussed = _mentioned(readings, evidence)
     unmentioned = [c for c in evidence.components_failing if c not in mentioned]
     for component in unmentioned[:MAX_COMPONENT_TIPS]:
-        tips.append(_advice_tip(COMPONENT_ADVICE[component], component=component, rule="component.failing",
+        tips.append(_advice_tip(evidence.advice(component), component=component, rule="component.failing",
                                 why=f"{component} checks fail; no note mentions {component}"))
     if evidence.training_run_failed and not run_discussed:
         tips.append(_advice_tip(TRAINING_RUN_ADVICE, component="training", rule="training-run.failing",
@@ -147,13 +147,14 @@ def progress_tip(history: History | None, evidence: Evidence, readings: list[Not
                rules=tuple(rules), why=tuple(why))
 
 
-def guarded(tip: Tip, guard: LeakGuard) -> Tip | None:
-    """The tip with any field that comes too close to the answer replaced; None when too little is left."""
+def guarded(tip: Tip, guard: LeakGuard, test_ids: Set[str] | None = None) -> Tip | None:
+    """The tip with any field that comes too close to the answer replaced; None when too little is left.
+    `test_ids` (the interface's tests) pick the version of the advice that fills the gaps."""
     if any(guard.leaks(reason) for reason in tip.why):  # reasons quote the note's words: keep only safe ones
         tip = replace(tip, why=tuple(reason for reason in tip.why if not guard.leaks(reason)))
     if not guard.tip_leaks(*tip.texts()):
         return tip
-    fallback = COMPONENT_ADVICE.get(tip.component or "", COMPONENT_ADVICE["general"])
+    fallback = COMPONENT_ADVICE.get(tip.component or "", COMPONENT_ADVICE["general"]).for_tests(test_ids)
     framing = tip.framing if not guard.leaks(tip.framing) else fallback.framing
     pro_tip = tip.pro_tip if not guard.leaks(tip.pro_tip) else fallback.pro_tip
     steps = [s for s in tip.steps if not guard.leaks(s)]
@@ -175,6 +176,6 @@ def compose(*, readings: list[NoteReading], evidence: Evidence, history: History
     progress = progress_tip(history, evidence, readings)
     if progress is not None:
         tips.append(progress)
-    safe = [g for g in (guarded(t, guard) for t in tips) if g is not None]
+    safe = [g for g in (guarded(t, guard, evidence.facts.test_ids) for t in tips) if g is not None]
     notes = [t for t in safe if t.note is not None]
     return notes + [t for t in safe if t.note is None][: max(0, MAX_TIPS - len(notes))]

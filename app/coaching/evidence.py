@@ -14,12 +14,14 @@ from typing import Any, Literal
 
 from app.coaching.guard import EMPTY_GUARD, LeakGuard, guard_for
 from app.coaching.kinds_knowledge import KIND_KNOWLEDGE
+from app.coaching.knowledge import COMPONENT_ADVICE, INTERFACE_ADVICE, Advice
+from app.engine.interfaces import INTERFACES
 from app.grading.result import COMPONENTS, BugResult, GradeError, GradeResult, TrainingSummary
 
 # The tiny training run's tests belong to the "training" component but judge the whole model.
 TRAINING_RUN_TESTS = frozenset({"training.learns", "training.finite", "training.not-too-good",
                                 "training.overfit-one-batch", "training.runs"})
-# The interface check fails when the grader cannot even call the code the way gpt-v1 says.
+# The interface check fails when the grader cannot even call the code the way the interface says.
 INTERFACE_TESTS = frozenset({"general.interface"})
 
 Verdict = Literal["contradicted", "supported", "unknown"]
@@ -32,6 +34,8 @@ class ScenarioFacts:
     bug_kinds: dict[str, str]  # bug id -> kind
     bug_components: dict[str, str]
     guard: LeakGuard
+    # Every test the scenario's interface runs (None: not known): which version of the advice applies.
+    test_ids: frozenset[str] | None = None
 
     def question_text(self, question_id: str | None) -> str | None:
         return next((text for qid, text in self.questions if qid == question_id), None)
@@ -68,6 +72,7 @@ def facts_for(content: dict[str, Any], content_hash: str) -> ScenarioFacts:
             bug_kinds={b.id: b.kind for b in package.bugs},
             bug_components={b.id: b.component for b in package.bugs},
             guard=guard_for(package),
+            test_ids=frozenset(INTERFACES[package.interface].specs) if package.interface in INTERFACES else None,
         )
     _FACTS[content_hash] = facts
     if len(_FACTS) > _FACTS_MAX:
@@ -105,6 +110,14 @@ class Evidence:
     @property
     def graded(self) -> bool:
         return self.status in ("passed", "failed") and bool(self.seen)
+
+    def advice(self, component: str) -> Advice:
+        """What to say about a component, for this scenario's interface."""
+        return COMPONENT_ADVICE[component].for_tests(self.facts.test_ids)
+
+    @property
+    def interface_advice(self) -> Advice:
+        return INTERFACE_ADVICE.for_tests(self.facts.test_ids)
 
     def fixed_count(self) -> tuple[int, int] | None:
         """(fixed, planted) for a submit whose bugs are all verifiable, else None."""

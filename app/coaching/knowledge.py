@@ -6,7 +6,14 @@ the fix, so they can be shown to a candidate mid-interview without giving the an
 
 from __future__ import annotations
 
+from collections.abc import Set
 from dataclasses import dataclass
+
+# Marker tests: an interface that runs one has that part (a KV cache, rotary positions, a schedule...).
+CACHE = "generation.cache-matches-full-forward"
+ROTARY = "positional.shift-invariant"
+RMSNORM = "general.rmsnorm"
+SCHEDULE = "training.lr-schedule"
 
 
 @dataclass(frozen=True)
@@ -14,6 +21,20 @@ class Advice:
     framing: str
     pro_tip: str
     steps: tuple[str, ...]
+    # The same advice for an interface that runs the named test: a llama-style decoder's rotary
+    # positions, grouped-query attention and KV cache fail in other ways than a GPT's learned table.
+    instead: tuple[tuple[str, Advice], ...] = ()
+
+    def for_tests(self, test_ids: Set[str] | None) -> Advice:
+        """The advice for a scenario whose interface runs these tests (None: not known, this one)."""
+        for test_id, advice in self.instead:
+            if test_ids is not None and test_id in test_ids:
+                return advice
+        return self
+
+    def variants(self) -> tuple[Advice, ...]:
+        """This advice and every interface's version of it."""
+        return (self, *(advice for _test, advice in self.instead))
 
 
 COMPONENT_ADVICE: dict[str, Advice] = {
@@ -37,6 +58,21 @@ COMPONENT_ADVICE: dict[str, Advice] = {
             "Run one backward pass and check the positional parameters receive a non-zero gradient.",
             "Check the embedding output equals token embedding plus the positional rows for 0..T-1.",
         ),
+        instead=((ROTARY, Advice(
+            framing="Frame your answer around how rotary positions make attention depend on the distance between "
+            "two tokens, and on nothing else.",
+            pro_tip="Rotary positions are testable without the weights: the same tokens prefilled into an empty "
+            "cache at start_pos = 0 and at start_pos = 5 must give the same logits.",
+            steps=(
+                "Prefill the same tokens at two start positions and compare the logits.",
+                "On a sequence of one repeated token, print the norm of each head's query and key at every "
+                "position: a rotation keeps them constant.",
+                "Check the query at position t is position 0's rotated by t times each channel pair's frequency, "
+                "theta^(-2i / head_dim), pairing channels the way the angles are laid out.",
+                "Trace which tensors pass through the rotation, and which position each decoded token is given "
+                "when a cache already holds earlier ones.",
+            ),
+        )),),
     ),
     "attention": Advice(
         framing="Frame your answer around which positions each position is allowed to see.",
@@ -49,6 +85,21 @@ COMPONENT_ADVICE: dict[str, Advice] = {
             "Compare your attention with F.scaled_dot_product_attention(is_causal=True) on the same q, k, v.",
             "Watch the training run: a validation loss far below the baseline is a warning, not a win.",
         ),
+        instead=((CACHE, Advice(
+            framing="Frame your answer around which keys each query may see, in a full forward and in a decode "
+            "step through the cache.",
+            pro_tip="Change the tokens after position t and assert the logits up to t do not move; then decode "
+            "through the cache and check every step against the full forward, one token and a chunk at a time.",
+            steps=(
+                "Perturb the tokens after position t and check the logits up to t stay put, for every t.",
+                "With grouped-query attention, print k and v before and after they are shared across query heads "
+                "(repeat_kv): only the head axis may grow, by n_heads // n_kv_heads.",
+                "Decode one token, then a three-token chunk, through the cache: each new query must see every "
+                "cached key and the new ones up to itself, whatever an is_causal flag assumes.",
+                "Check every attention row sums to one and the scores are scaled by 1/sqrt(head_dim).",
+                "Compare your attention with F.scaled_dot_product_attention and an explicit mask on the same q, k, v.",
+            ),
+        )),),
     ),
     "general": Advice(
         framing="Frame your answer around the shapes and invariants each block must keep.",
@@ -60,6 +111,21 @@ COMPONENT_ADVICE: dict[str, Advice] = {
             "Check the outputs are finite after a few training steps, not only at initialisation.",
             "Overfit a single small batch: a healthy model drives its loss close to zero.",
         ),
+        instead=((RMSNORM, Advice(
+            framing="Frame your answer around the shapes and invariants each block must keep: the RMSNorm's "
+            "scale and the SwiGLU's gate included.",
+            pro_tip="Run one backward pass and list every parameter whose gradient is None or zero: a norm gain or "
+            "a feed-forward projection that never learns shows up at once.",
+            steps=(
+                "Run the model for several (B, T) including T = 1 and T = max_seq_len and assert the shapes.",
+                "With unit gain, print the root-mean-square of each position's RMSNorm output (about 1), and pass a "
+                "row of zeros through it: the output must be finite.",
+                "Capture what enters the SwiGLU's output projection and compare it with SiLU of the gate "
+                "projection times the value projection, computed by hand.",
+                "Run one backward pass and check every trainable parameter receives a gradient.",
+                "In eval mode, two forward passes on the same input must be exactly equal.",
+            ),
+        )),),
     ),
     "training": Advice(
         framing="Frame your answer around what one optimisation step must do, in order.",
@@ -71,6 +137,21 @@ COMPONENT_ADVICE: dict[str, Advice] = {
             "Inside evaluation, assert the model is in eval mode, and afterwards that its mode is restored.",
             "Plot the training loss: oscillation or divergence after a good start points at the loop.",
         ),
+        instead=((SCHEDULE, Advice(
+            framing="Frame your answer around what one optimisation step must do, in order, over all its "
+            "micro-batches and at the learning rate the schedule gives.",
+            pro_tip="Both the schedule and the accumulation are testable in isolation: print get_lr for every "
+            "step, and compare one accumulated step's gradient with one big batch's.",
+            steps=(
+                "Print get_lr from step 0 to max_steps: above zero at step 0, rising through warmup, never rising "
+                "after it, and min_lr at max_steps (try warmup_steps = 0 too).",
+                "Compare the gradient of one train_step over micro-batches with different numbers of real targets "
+                "with the gradient of one batch holding all their tokens.",
+                "Write down the order of zero_grad, backward, clipping and step, and check one step calls the "
+                "optimizer once.",
+                "Inside evaluation, assert the model is in eval mode, and afterwards that its mode is restored.",
+            ),
+        )),),
     ),
     "generation": Advice(
         framing="Frame your answer around the distribution each new token is drawn from.",
@@ -83,6 +164,21 @@ COMPONENT_ADVICE: dict[str, Advice] = {
             "With top_k = k, check that exactly k tokens have non-zero probability.",
             "Generate twice with the same seed and confirm the samples are identical.",
         ),
+        instead=((CACHE, Advice(
+            framing="Frame your answer around the distribution each new token is drawn from, and the cache that "
+            "computes it.",
+            pro_tip="The KV cache is testable: prefill a few tokens, decode the rest one at a time, and every "
+            "step's logits must equal the full forward's at that position.",
+            steps=(
+                "Decode through the KV cache after a prefill and after a chunk, and compare every step's logits "
+                "with the full forward's at the same position.",
+                "After a prefill, print the shape of each cached tensor: one key and value per key/value head.",
+                "With top_p = p, check the kept tokens are the smallest set of most likely tokens whose mass "
+                "reaches p, and that top_p = 1.0 changes nothing.",
+                "Intercept the probabilities given to torch.multinomial and compare them with softmax(logits / T).",
+                "Generate past max_seq_len and twice with the same seed, and confirm both behave.",
+            ),
+        )),),
     ),
 }
 
@@ -99,7 +195,7 @@ TRAINING_RUN_ADVICE = Advice(
     ),
 )
 
-# When the grader cannot call the code as the gpt-v1 interface says, nothing else is measured.
+# When the grader cannot call the code as the scenario's interface says, nothing else is measured.
 INTERFACE_ADVICE = Advice(
     framing="Frame your next step around the interface the grader calls: until it matches, no other check can run.",
     pro_tip="The interface check's message says what it expected next to what it found; start there.",
@@ -109,13 +205,27 @@ INTERFACE_ADVICE = Advice(
         "Call forward with and without targets, and generate with a seeded generator, in the scratch console.",
         "Keep extra constructor arguments optional, with defaults.",
     ),
+    instead=((CACHE, Advice(
+        framing="Frame your next step around the interface the grader calls: until it matches, no other check can "
+        "run.",
+        pro_tip="The interface check's message says what it expected next to what it found; start there.",
+        steps=(
+            "Read the public interface check's message and compare it with the brief's description of the files.",
+            "Build ModelArgs with exactly the keyword arguments the brief lists and call Transformer(args) on a "
+            "small batch.",
+            "Call forward with and without targets, then with a cache from new_cache and a start_pos, in the "
+            "scratch console.",
+            "Generate with and without the cache, with top_p, and with a seeded generator.",
+            "Keep extra constructor arguments optional, with defaults.",
+        ),
+    )),),
 )
 
 # How tips name each component to a candidate.
 COMPONENT_NAMES: dict[str, str] = {
     "loss": "the loss and its targets", "positional": "the positional information",
     "attention": "the attention", "general": "the model's shapes and blocks",
-    "training": "the training loop", "generation": "the sampling code",
+    "training": "the training loop", "generation": "the generation code",
 }
 
 ERROR_ADVICE: dict[str, Advice] = {

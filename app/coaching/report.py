@@ -17,7 +17,7 @@ from app.attempts.models import Attempt
 from app.coaching.composer import read_notes
 from app.coaching.evidence import Evidence, evidence_for
 from app.coaching.kinds_knowledge import KIND_KNOWLEDGE
-from app.coaching.knowledge import COMPONENT_ADVICE, COMPONENT_NAMES
+from app.coaching.knowledge import COMPONENT_NAMES
 from app.coaching.methods_knowledge import METHOD_NAMES, METHOD_SUGGESTIONS
 from app.coaching.service import scenario_facts
 from app.grading.result import GradeResult
@@ -134,7 +134,7 @@ def _fill(report: CoachingReport, methods: dict[str, str], supported: dict[str, 
         report.skipped.append("The scratch console was never used.")
     if evidence is not None:
         for component in evidence.components_failing[:2]:
-            advice = COMPONENT_ADVICE[component]
+            advice = evidence.advice(component)
             report.practise.append(f"{COMPONENT_NAMES[component].capitalize()}: {advice.pro_tip}")
     for method in KEY_METHODS:
         if method not in methods and len(report.practise) < 5:

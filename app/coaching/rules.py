@@ -20,7 +20,8 @@ RULES: dict[str, str] = {
     "note.missing-method": "The note names no check the evidence calls for; the tip suggests one.",
     "note.general": "Nothing specific was found in the note; the tip gives the answer a structure.",
     "component.failing": "A component fails checks that no note mentions.",
-    "interface.failing": "The code does not follow the gpt-v1 interface, so the other checks could not run.",
+    "interface.failing": "The code does not follow the scenario's interface (the classes and signatures its brief "
+    "names), so the other checks could not run.",
     "training-run.failing": "The tiny training run fails its checks and no note discusses it.",
     "error": "The attempt did not run (syntax, import, time, memory, output or crash).",
     "notes.empty": "The attempt has no notes; the tip says what a write-up should contain.",

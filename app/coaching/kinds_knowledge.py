@@ -19,6 +19,7 @@ class KindKnowledge:
 
 
 K = KindKnowledge
+_CACHE = ("generation.cache-matches-full-forward", "generation.cache-chunk-after-prefix")
 _CAUSAL = ("attention.causal-perturb", "attention.causal-gradient", "attention.random-token-leak",
            "training.not-too-good")
 
@@ -162,11 +163,12 @@ KIND_KNOWLEDGE: dict[str, KindKnowledge] = {
         "After one step, check every trainable parameter changed.",
         "Check the loss you backpropagate requires grad and is the training loss of this batch.",
     )),
-    "grad-accum-not-divided": K("the gradient accumulation", "training", ("training.step-gradients",), (
+    "grad-accum-not-divided": K("the gradient accumulation", "training", ("training.step-gradients",
+                                                                          "training.accumulation-token-mean"), (
         "Compare the gradients of k accumulated micro-batches with one full batch of the same data.",
         "Use micro-batches of different sizes so an unweighted sum shows.",
     )),
-    "lr-schedule-wrong": K("the learning-rate schedule", "training", ("training.learns",), (
+    "lr-schedule-wrong": K("the learning-rate schedule", "training", ("training.learns", "training.lr-schedule"), (
         "Print the learning rate for the first steps and check the optimizer's param_groups use it.",
         "Check the parameters change at step 1.",
     )),
@@ -193,7 +195,7 @@ KIND_KNOWLEDGE: dict[str, KindKnowledge] = {
         "With top_k = k, count the tokens with non-zero probability: there must be exactly k.",
         "Check top_k = 1 gives the same tokens as greedy decoding.",
     )),
-    "kv-cache-no-mask": K("the KV cache", "generation", ("generation.greedy",), (
+    "kv-cache-no-mask": K("the KV cache", "generation", ("generation.greedy",) + _CACHE, (
         "Compare greedy generation with and without the cache: the tokens must be identical.",
         "Check the prefill pass is causal: perturb later prompt tokens.",
     )),
@@ -213,4 +215,124 @@ KIND_KNOWLEDGE: dict[str, KindKnowledge] = {
         "Write the expected shape next to each tensor in forward and assert it.",
         "Use distinct sizes (vocab, width, heads, length) so a wrong dimension cannot hide.",
     )),
+    # H. The modern decoder (llama-v1)
+    "rope-ignores-offset": K("the rotary positions of cached tokens", "generation", _CACHE, (
+        "Prefill a few tokens, then feed the rest one at a time through the cache, and compare every step's "
+        "logits with the full forward's at the same position.",
+        "Print the positions the rotation uses on one decode step after a prefill of five tokens: which "
+        "position does the new token get?",
+        "Decode a three-token chunk after a cached prefix and compare its logits with the full forward's.",
+    )),
+    "sdpa-causal-in-decode": K("the mask during decoding", "generation", _CACHE, (
+        "Decode one token at a time through the cache and compare each step's logits with the full forward's: "
+        "note the first step that differs.",
+        "Feed a three-token chunk after a cached prefix and print the attention weights of its first query: "
+        "which cached keys does it see?",
+        "Write down which keys each new query may see against a cache of S positions, and compare with what "
+        "the attention call is told.",
+    )),
+    "cache-write-wrong": K("the KV cache", "generation", _CACHE, (
+        "After a prefill of k tokens, print how many positions the cache holds and which ones: exactly 0..k-1.",
+        "Decode step by step through the cache and compare each step's logits with the full forward's at that "
+        "position.",
+        "Check the cache grows by exactly one position per decoded token.",
+    )),
+    "cache-after-repeat-kv": K("what the KV cache stores", "generation",
+                               ("generation.cache-kv-heads",) + _CACHE, (
+        "After a prefill, print the shape of every tensor in the cache: its head axis must be n_kv_heads.",
+        "Use n_kv_heads different from n_heads (say 2 and 4) so a repeated head axis shows in the shapes.",
+        "Decode a few steps through the cache and compare the logits with the full forward's.",
+    )),
+    "repeat-kv-wrong-axis": K("the sharing of key/value heads", "attention",
+                              ("attention.causal-perturb",) + _CACHE, (
+        "Print the shapes of k and v before and after they are shared across query heads: only the head axis "
+        "may grow, by n_heads // n_kv_heads.",
+        "Randomise the tokens after position t and assert the logits up to t do not change, for every t.",
+        "Use a sequence length different from n_heads // n_kv_heads so the head and time axes cannot be "
+        "confused.",
+    )),
+    "rope-on-values": K("where the rotary positions are applied", "positional", ("positional.shift-invariant",), (
+        "Prefill the same tokens into an empty cache at start_pos = 0 and at start_pos = 5: with rotary "
+        "positions the logits must be the same.",
+        "Trace which tensors pass through the rotation in forward, and for each say why it needs the position.",
+        "On a sequence of one repeated token, print one head's values at every position and say whether they "
+        "should differ.",
+    )),
+    "rope-pairs-mixed": K("the rotary channel pairs", "positional", ("positional.rotation-keeps-norm",
+                                                                      "positional.rotary-frequencies",
+                                                                      "positional.shift-invariant"), (
+        "On a sequence of one repeated token, print the norm of each head's query at every position: a "
+        "rotation keeps it constant.",
+        "Check the query at position t is position 0's rotated by t times each pair's frequency, pairing the "
+        "channels the way the angles are laid out.",
+        "Prefill the same tokens at start_pos = 0 and at start_pos = 5 and compare the logits.",
+    )),
+    "rope-frequencies-wrong": K("the rotary frequencies", "positional", ("positional.rotary-frequencies",
+                                                                          "equivalence.logits"), (
+        "Print the frequencies the rotation uses and compare them with theta^(-2i / head_dim) for each pair i.",
+        "Compute the score of one fixed query-key pair at distances d = 1, 2 and 5 and compare with a rotation "
+        "written by hand.",
+        "Use a width and head size far apart (dim 48, four heads of 12) so a frequency over the wrong size shows.",
+    )),
+    "rmsnorm-wrong": K("the RMS normalisation", "general", ("general.rmsnorm", "attention.causal-perturb"), (
+        "With unit gain, print the root-mean-square of each position's normalised vector: it should be 1.",
+        "Normalise a vector with a large constant offset plus noise and check the output points the same way "
+        "as the input.",
+        "Perturb the tokens after position t and check the logits up to t do not move: a statistic taken over "
+        "time sees the future.",
+    )),
+    "rmsnorm-eps-wrong": K("the RMSNorm epsilon", "general", ("general.rmsnorm-eps",), (
+        "Pass a row of zeros through one normalisation layer: the output must be finite.",
+        "On features of size 1e-3, compare the layer's output with an RMS normalisation written by hand with "
+        "the same eps.",
+    )),
+    "rmsnorm-gain-wrong": K("the RMSNorm gain", "general", ("general.rmsnorm", "general.parameters-receive-gradient"), (
+        "Run one backward pass and list every parameter whose gradient is None or zero.",
+        "At initialisation, print the root-mean-square of a normalisation layer's output: near 1, not 0.",
+        "Scale the gain by hand and check the layer's output changes with it.",
+    )),
+    "swiglu-gate-wrong": K("the SwiGLU gate", "general", ("general.swiglu-gate",
+                                                          "general.parameters-receive-gradient"), (
+        "Run one backward pass and list every parameter whose gradient is None or zero.",
+        "Capture what enters the MLP's output projection and compare it with SiLU of the gate projection "
+        "times the value projection, computed by hand.",
+        "Check mlp(a + b) differs from mlp(a) + mlp(b) - mlp(0) for random a and b.",
+    )),
+    "top-p-off-by-one": K("the top-p (nucleus) filter", "generation", ("generation.top-p", "generation.top-p-one"), (
+        "Intercept the probabilities given to torch.multinomial and count the tokens kept: the smallest set of "
+        "most likely tokens whose mass reaches p.",
+        "Try a distribution where one token alone is above p: that token must be kept.",
+        "Check top_p = 1.0 samples from the same distribution as no filter at all.",
+    )),
+    "grad-accum-token-mean": K("the gradient accumulation", "training", ("training.accumulation-token-mean",), (
+        "Compare the gradient after one train_step over two micro-batches with the gradient of one batch "
+        "holding all their tokens.",
+        "Give the micro-batches different numbers of real targets (the rest -1) so each token's weight shows.",
+        "Count the optimizer steps one train_step makes: exactly one.",
+    )),
+    "cosine-schedule-wrong": K("the learning-rate schedule", "training", ("training.lr-schedule",), (
+        "Print get_lr for every step from 0 to max_steps: the first value must be above zero and the last "
+        "equal to min_lr.",
+        "Check the schedule never falls during warmup and never rises after it.",
+        "Try warmup_steps = 0 and 1 as well as a longer warmup.",
+    )),
 }
+
+# Kinds a candidate names in the same words ("the gradient accumulation", "the schedule", "the norm",
+# "the KV cache"): a note naming one of them while the scenario planted another is about the planted one.
+RELATED: tuple[frozenset[str], ...] = (
+    frozenset({"grad-accum-not-divided", "grad-accum-token-mean"}),
+    frozenset({"lr-schedule-wrong", "cosine-schedule-wrong"}),
+    frozenset({"layernorm-wrong", "rmsnorm-wrong", "rmsnorm-eps-wrong", "rmsnorm-gain-wrong"}),
+    frozenset({"mlp-no-nonlinearity", "swiglu-gate-wrong"}),
+    frozenset({"kv-cache-no-mask", "cache-write-wrong", "cache-after-repeat-kv"}),
+)
+
+
+def stand_ins(kind: str, planted: set[str]) -> tuple[str, ...]:
+    """The kinds a note's `kind` is about in a scenario that planted `planted`: itself when planted or
+    when nothing related is, else the planted kinds related to it."""
+    if kind in planted:
+        return (kind,)
+    related = sorted({k for group in RELATED if kind in group for k in group} & planted)
+    return tuple(related) or (kind,)

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from app.coaching.evidence import Evidence
-from app.coaching.kinds_knowledge import KIND_KNOWLEDGE
-from app.coaching.knowledge import COMPONENT_ADVICE, COMPONENT_NAMES
+from app.coaching.kinds_knowledge import KIND_KNOWLEDGE, stand_ins
+from app.coaching.knowledge import COMPONENT_NAMES
 from app.coaching.methods_knowledge import METHOD_ADVICE, METHOD_SUGGESTIONS
 from app.coaching.reading import Claim, NoteReading
 from app.coaching.run_story import run_steps
@@ -52,19 +52,21 @@ def _subject(claim: Claim, evidence: Evidence) -> Subject:
     """What a claim is about: its bug kinds if it names any, else its components, else everything.
 
     With several, the first the grading contradicts wins (the claim covers it), then the first it supports;
-    kinds planted in this scenario come first, since their verdict is the planted bug's own.
+    kinds planted in this scenario come first, since their verdict is the planted bug's own, and a kind
+    named in words that also name a planted one stands for it (kinds_knowledge.RELATED).
     """
     planted = set(evidence.facts.bug_kinds.values())
-    kinds = sorted(claim.kinds, key=lambda kind: kind not in planted)
+    named = dict.fromkeys(k for kind in claim.kinds for k in stand_ins(kind, planted))
+    kinds = sorted(named, key=lambda kind: kind not in planted)
     subjects: list[Subject] = [
         (KIND_KNOWLEDGE[kind].name, evidence.component_of(kind), KIND_KNOWLEDGE[kind].checks,
          evidence.kind_verdict(kind)) for kind in kinds
     ] or [
-        (COMPONENT_NAMES[c], c, COMPONENT_ADVICE[c].steps, evidence.component_verdict(c)) for c in claim.components
+        (COMPONENT_NAMES[c], c, evidence.advice(c).steps, evidence.component_verdict(c)) for c in claim.components
     ]
     if not subjects:
         failing = evidence.components_failing or ("general",)
-        return "every bug", failing[0], COMPONENT_ADVICE[failing[0]].steps, evidence.everything_verdict()
+        return "every bug", failing[0], evidence.advice(failing[0]).steps, evidence.everything_verdict()
     for verdict in ("contradicted", "supported"):
         for subject in subjects:
             if subject[3] == verdict:
@@ -179,7 +181,7 @@ def _component_findings(reading: NoteReading, evidence: Evidence, claimed: set[s
     findings = []
     for component in reading.components:
         if component in evidence.components_failing and component not in claimed:
-            advice = COMPONENT_ADVICE[component]
+            advice = evidence.advice(component)
             findings.append(Finding("note.component-failing", f"names {component}; its checks fail",
                                     advice.steps[:2], framing=advice.framing, pro_tip=advice.pro_tip,
                                     component=component))

@@ -9,9 +9,12 @@ from app.coaching.guard import guard_for
 from app.coaching.kinds_knowledge import KIND_KNOWLEDGE
 from app.coaching.rules import RULES
 from app.engine.builtin import builtin_packages
-from app.engine.gpt_v1.checks import SPECS
+from app.engine.interfaces import INTERFACES
 from app.engine.kinds import BUG_KINDS
 from app.grading.result import COMPONENTS
+
+# Every interface's tests, through the registry: a kind's tests are those of whichever interface plants it.
+SPECS = {test_id: spec for interface in INTERFACES.values() for test_id, spec in interface.specs.items()}
 
 
 def test_every_bug_kind_has_knowledge_and_words() -> None:
@@ -29,6 +32,8 @@ def test_every_hidden_test_component_has_advice_and_words() -> None:
     assert set(lexicon.COMPONENTS) == set(COMPONENTS) == set(knowledge.COMPONENT_NAMES)
     for advice in knowledge.COMPONENT_ADVICE.values():
         assert 3 <= len(advice.steps) <= 5
+        for variant in advice.variants():
+            assert 3 <= len(variant.steps) <= 5
 
 
 def test_every_method_the_reader_knows_has_advice_a_name_and_a_rule() -> None:
@@ -41,7 +46,7 @@ def _knowledge_texts() -> list[str]:
     texts: list[str] = []
     advice = [*knowledge.COMPONENT_ADVICE.values(), *methods_knowledge.METHOD_ADVICE.values(),
               *knowledge.ERROR_ADVICE.values(), knowledge.TRAINING_RUN_ADVICE, knowledge.INTERFACE_ADVICE]
-    for item in advice:
+    for item in (variant for a in advice for variant in a.variants()):
         texts += [item.framing, item.pro_tip, *item.steps]
     for entry in KIND_KNOWLEDGE.values():
         texts += [entry.name, *entry.checks]

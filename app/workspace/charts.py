@@ -167,7 +167,7 @@ def heatmaps(training: TrainingSummary) -> list[Heatmap]:
 AGREE = 1e-4
 CACHE_FLOOR = 0.01
 CACHE_WIDTH, CACHE_HEIGHT = 340, 190
-CACHE_LEFT, CACHE_RIGHT, CACHE_TOP, CACHE_BOTTOM = 46, 10, 18, 38
+CACHE_LEFT, CACHE_RIGHT, CACHE_TOP, CACHE_BOTTOM = 58, 10, 18, 38
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ TRAINING = {"steps": [0, 10], "train_loss": [None, 3.0], "val_loss": [4.1, 3.2],
 def test_candidates_and_staff_read_both_cache_curves(client, make_user, builtin_slugs, db: Session) -> None:
     candidate = make_user()
     version = get_published(session=db, slug="warm-up")
+    assert version is not None
     attempt = Attempt(user_id=candidate.user.id, scenario_version_id=version.id, kind="submit", status="failed",
                       files={}, notes={}, finished_at=utcnow(),
                       result={"status": "failed", "training": TRAINING, "tests": [], "bugs": []})

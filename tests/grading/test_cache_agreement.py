@@ -11,8 +11,10 @@ from app.grading.result import CacheAgreement, GradeResult
 
 RUN = {"steps": [0, 10], "train_loss": [None, 3.0], "val_loss": [4.1, 3.2], "final_val_loss": 3.2,
        "final_train_loss": 3.0, "init_loss": 4.1}
-BROKEN = {"prefill": 4, "diffs": [1e-7, 2e-7, 1e-7, 3e-7, 1.9, 2.4, 2.2, 2.8]}
-CORRECT = {"prefill": 4, "diffs": [1e-7, 2e-7, 1e-7, 3e-7, 2e-7, 1e-7, 4e-7, 2e-7]}
+BROKEN_DIFFS: list[float | None] = [1e-7, 2e-7, 1e-7, 3e-7, 1.9, 2.4, 2.2, 2.8]
+CORRECT_DIFFS: list[float | None] = [1e-7, 2e-7, 1e-7, 3e-7, 2e-7, 1e-7, 4e-7, 2e-7]
+BROKEN = {"prefill": 4, "diffs": BROKEN_DIFFS}
+CORRECT = {"prefill": 4, "diffs": CORRECT_DIFFS}
 
 
 def _measured(**probes: Any) -> Measurements:
@@ -22,8 +24,8 @@ def _measured(**probes: Any) -> Measurements:
 def test_a_llama_grading_carries_both_cache_curves() -> None:
     summary = training_summary(_measured(cache_curve=BROKEN), _measured(cache_curve=CORRECT))
     assert summary is not None
-    assert summary.cache_agreement == CacheAgreement(prefill=4, diffs=BROKEN["diffs"])
-    assert summary.baseline_cache_agreement == CacheAgreement(prefill=4, diffs=CORRECT["diffs"])
+    assert summary.cache_agreement == CacheAgreement(prefill=4, diffs=BROKEN_DIFFS)
+    assert summary.baseline_cache_agreement == CacheAgreement(prefill=4, diffs=CORRECT_DIFFS)
 
 
 def test_a_gpt_grading_has_no_cache_curve() -> None:

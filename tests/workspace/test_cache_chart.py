@@ -18,11 +18,12 @@ from app.workspace.charts import cache_charts, tiny
 from .helpers import HTMX, graded_result, signed_in, text_of
 
 PAGE = "/challenges/leaky-mask"
-FLAT = [1e-7, 2e-7, 1e-7, 3e-7, 2e-7, 1e-7, 2e-7, 1e-7, 2e-7, 1e-7]
-JUMP = [1e-7, 2e-7, 1e-7, 3e-7, 2e-7, 1.9, 2.41, 2.2, 1.7, 2.0]  # right after the prefill, from position 5 on
+FLAT: list[float | None] = [1e-7, 2e-7, 1e-7, 3e-7, 2e-7, 1e-7, 2e-7, 1e-7, 2e-7, 1e-7]
+# A broken cache: right after the prefill, from position 5 on.
+JUMP: list[float | None] = [1e-7, 2e-7, 1e-7, 3e-7, 2e-7, 1.9, 2.41, 2.2, 1.7, 2.0]
 
 
-def cache_result(yours: list[float | None], baseline: list[float] = FLAT) -> dict:
+def cache_result(yours: list[float | None], baseline: list[float | None] = FLAT) -> dict:
     result = graded_result(leak=False)
     result["training"] |= {"cache_agreement": {"prefill": 4, "diffs": yours},
                            "baseline_cache_agreement": {"prefill": 4, "diffs": baseline}}
@@ -90,6 +91,7 @@ def test_a_cached_forward_that_raised_is_said_and_gpt_gradings_have_no_chart() -
 
 def _panel(web_app: FastAPI, db: Session, me: Account, result: dict) -> str:
     version = get_published(session=db, slug="leaky-mask")
+    assert version is not None
     attempt = Attempt(user_id=me.user.id, scenario_version_id=version.id, kind="submit", status="failed",
                       files={}, result=result, score=0.0)
     db.add(attempt)

@@ -67,7 +67,7 @@ def test_a_disagreeing_cache_reads_as_a_named_chart_with_words_and_a_table(
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = ctx.new_page()
     page.on("pageerror", lambda error: errors.append(str(error)))
-    page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+    page.on("console", lambda message: errors.extend([message.text] if message.type == "error" else []))
     sign_in_as(page, server, server.users["candidate"], server.password)
     page.goto(f"{server.url}/challenges/{SLUG}?attempt={attempt_id}")
     results = page.get_by_role("region", name="Results")

@@ -148,7 +148,8 @@ def _bench(args: argparse.Namespace) -> int:
 
     from app.bench.command import BenchOptions, bench_command
 
-    options = BenchOptions(scenario=args.scenario, pipeline_count=args.submissions, web_seconds=args.web_seconds,
+    options = BenchOptions(scenario=args.scenario, repeats=args.repeats, pipeline_count=args.submissions,
+                           web_seconds=args.web_seconds,
                            data_dir=Path(args.data_dir).resolve() if args.data_dir else None,
                            watchers=args.watchers, watch_seconds=args.watch_seconds)
     return _needs_sandbox(lambda: bench_command(as_json=args.json, options=options, only=args.only))
@@ -239,11 +240,14 @@ def build_parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", help="measure grading latency, throughput and web latency on this machine")
     bench.add_argument("--json", action="store_true")
     bench.add_argument("--scenario", default="leaky-mask", help="built-in scenario whose solution is submitted")
+    bench.add_argument("--repeats", type=int, default=3, help="timed runs of each harness run and grading "
+                       "(their median is the figure)")
     bench.add_argument("--submissions", type=int, default=10, help="sequential submissions for the percentiles")
     bench.add_argument("--web-seconds", type=float, default=15.0, help="duration of the web load")
     bench.add_argument("--data-dir", help="keep the server's data here; a second run skips the first start")
-    bench.add_argument("--only", choices=["watchers"], help="measure one figure alone (watchers: pages polling "
-                       "their gradings, and the other requests' p95 meanwhile)")
+    bench.add_argument("--only", choices=["watchers", "gradings"], help="measure one figure alone (watchers: pages "
+                       "polling their gradings, and the other requests' p95 meanwhile; gradings: a gpt-v1 and a "
+                       "llama-v1 grading of the same model size, and `dojo check` on a model directory)")
     bench.add_argument("--watchers", type=int, default=300, help="pages watching gradings at once")
     bench.add_argument("--watch-seconds", type=float, default=30.0, help="measured window of each polling mode")
     bench.set_defaults(func=_bench)

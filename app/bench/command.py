@@ -15,6 +15,11 @@
   pages poll their gradings' Results panels as the workspace script does (details.watchers: the same
   with the page's earlier polling, every 400 ms and with backoff alone; see app/bench/watchers.py).
   `dojo bench --only watchers` measures that figure alone (app/bench/watch_only.py).
+- gpt_v1_grading_s / llama_v1_grading_s / check_s: a grading of a gpt-v1 and of a llama-v1 built-in's
+  solution of the same model size, and `dojo check` on the llama-v1 one, each in a cold sandbox with the
+  reference stored, with the ratios the llama-v1 issue bounds: llama_over_gpt_grading (at most 1.2) and
+  check_over_grading (check_s / llama_v1_grading_s, at most 1.1); app/bench/grading_times.py.
+  `dojo bench --only gradings` measures these alone.
 The machine's load average is recorded before and after: other work on the machine adds time.
 """
 
@@ -27,10 +32,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.bench import harness_times, pipeline, server
+from app.bench import grading_times, harness_times, pipeline, server
 from app.bench.quiet import python_loop_ms, wait_until_quiet
 from app.bench.report import BenchReport, measured_now
-from app.bench.watchers import WatchOptions, watchers_figure
+from app.bench.watchers import WatchersFigure, WatchOptions, watchers_figure
 from app.bench.web_load import one_at_a_time, web_load
 
 EMAIL = "bench-candidate@example.com"
@@ -40,7 +45,7 @@ BATCH_EMAILS = "bench-batch-{n}@example.com"
 @dataclass(frozen=True)
 class BenchOptions:
     scenario: str = "leaky-mask"
-    repeats: int = 3  # bare and sandboxed harness runs
+    repeats: int = 3  # bare and sandboxed harness runs, gradings and checks
     pipeline_count: int = 10
     pause_seconds: float = 3.0  # between sequential submissions: a person reads the verdict first
     throughput_count: int = 8
@@ -76,6 +81,10 @@ def run_bench(options: BenchOptions, *, say: Callable[[str], None]) -> BenchRepo
     say(f"harness runs of {options.scenario}'s solution: plain subprocess and cold sandbox, {options.repeats} each")
     paired = harness_times.bare_and_sandbox(options.scenario, repeats=options.repeats)
     details.update(bare_samples_s=_rounded(paired.plain), sandbox_samples_s=_rounded(paired.sandboxed))
+    say(f"gradings: {grading_times.GPT_SCENARIO} (gpt-v1) and {grading_times.LLAMA_SCENARIO} (llama-v1) "
+        f"solutions, and `dojo check` on the llama-v1 one, {options.repeats} each")
+    gradings = grading_times.grading_times(repeats=options.repeats, say=say)
+    details.update(gradings.details())
 
     data = options.data_dir or work / "server"
     env = server.bench_env(data, WARM_REFERENCES="1", WARM_SANDBOXES="1")
@@ -135,6 +144,7 @@ def run_bench(options: BenchOptions, *, say: Callable[[str], None]) -> BenchRepo
         "watchers_p95_ms": watching.p95_ms,
         "pipeline_p50_over_bare": round(p50 / bare, 3),
         "cold_first_over_pipeline_p50": round(cold.seconds / p50, 3),
+        **gradings.figures(),
     }
     details.update(
         pipeline_samples_s=_rounded(latencies),
@@ -151,6 +161,18 @@ def run_bench(options: BenchOptions, *, say: Callable[[str], None]) -> BenchRepo
         watchers=watching.details, load_after=_load(), work_dir=str(work), data_dir=str(data),
     )  # fmt: skip
     return BenchReport(figures=figures, watchers=watching, details=details, measured_at=measured_now())
+
+
+def run_gradings_only(options: BenchOptions, *, say: Callable[[str], None]) -> BenchReport:
+    """`dojo bench --only gradings`: a grading of each interface at one model size and `dojo check` on a
+    model directory (app/bench/grading_times.py), with no server."""
+    work = Path(tempfile.mkdtemp(prefix="dojo-bench-gradings-"))
+    os.environ["DOJO_DATA_DIR"] = str(work / "harness")  # as run_bench: the install's caches stay untouched
+    details: dict[str, object] = {"cpus": os.cpu_count(), "load_before": _load()}
+    gradings = grading_times.grading_times(repeats=options.repeats, say=say)
+    details.update(gradings.details(), load_after=_load(), work_dir=str(work))
+    return BenchReport(figures=gradings.figures(), watchers=WatchersFigure(None, {}, 0.0, {}), details=details,
+                       measured_at=measured_now())
 
 
 def _first_install(env: dict[str, str], log: Path, scenario: str, files: dict[str, str]) -> dict[str, float]:
@@ -187,6 +209,8 @@ def bench_command(*, as_json: bool, options: BenchOptions, only: str | None = No
         from app.bench.watch_only import run_watchers_only
 
         report = run_watchers_only(options.watch, scenario=options.scenario, data_dir=options.data_dir, say=say)
+    elif only == "gradings":
+        report = run_gradings_only(options, say=say)
     else:
         report = run_bench(options, say=say)
     if as_json:
@@ -199,6 +223,11 @@ def bench_command(*, as_json: bool, options: BenchOptions, only: str | None = No
         lines.append(f"{'  other p95 ms, ' + mode:30s} {seen.other_p95_ms} ({watching.polls_per_s(seen)} polls/s, "
                      f"{seen.not_modified} 304s)")
     details = report.details
+    gradings = details.get("gradings")
+    if isinstance(gradings, dict):
+        lines.append(f"{'  gradings of':30s} {gradings['gpt_v1_scenario']} (gpt-v1), {gradings['llama_v1_scenario']}"
+                     f" (llama-v1); dojo check on {gradings['check_directory']}")
+        lines.append(f"{'  bounds':30s} llama_over_gpt_grading <= 1.2, check_over_grading <= 1.1")
     lines.append(f"{'load average before / after':30s} {details['load_before']} / {details['load_after']}")
     sys.stdout.write("\n".join(lines) + "\n")
     return 0

@@ -24,7 +24,8 @@ def test_corpus_is_large_and_varied() -> None:
     kinds = {p.split(":")[0] for note in CORPUS for p in note.expect}
     assert {"contradicts", "supports", "unverified", "vague", "method", "grounded", "component"} <= kinds
     assert {note.slug for note in CORPUS} == {"warm-up", "leaky-mask", "attention-zoo", "label-trouble",
-                                              "block-party", "training-wheels", "sampler-says", "deep-end"}
+                                              "block-party", "training-wheels", "sampler-says", "deep-end",
+                                              "norm-and-gate"}
 
 
 @pytest.mark.parametrize("note", CORPUS, ids=[f"{n.slug}:{n.text[:30]}" for n in CORPUS])

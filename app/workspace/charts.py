@@ -240,7 +240,7 @@ def cache_charts(training: TrainingSummary) -> CacheCharts | None:
     n = max(len(a.diffs) for a, _, _, _ in found)
     values = [v for a, _, _, _ in found for v in a.diffs if v is not None and math.isfinite(v)]
     high = max([CACHE_FLOOR, *values])
-    step_ticks = _nice_ticks(0.0, high, 4)
+    step_ticks = _nice_ticks(0.0, high, 3)  # few ticks: labels such as 0.005 stay clear of the axis label
     step = step_ticks[1] - step_ticks[0] if len(step_ticks) > 1 else high
     top = step_ticks[-1] if step_ticks[-1] >= high else step_ticks[-1] + step
     x0, y0, x1, y1 = CACHE_LEFT, CACHE_TOP, CACHE_WIDTH - CACHE_RIGHT, CACHE_HEIGHT - CACHE_BOTTOM
@@ -252,7 +252,7 @@ def cache_charts(training: TrainingSummary) -> CacheCharts | None:
     def y(value: float) -> float:
         return round(y1 - (y1 - y0) * min(value, top) / top, 1)
 
-    y_ticks = [Tick(tiny(v) if v else "0", y(v)) for v in _nice_ticks(0.0, top, 4) if v <= top]
+    y_ticks = [Tick(tiny(v) if v else "0", y(v)) for v in _nice_ticks(0.0, top, 3) if v <= top]
     x_ticks = [Tick(str(int(v)), x(int(v))) for v in _nice_ticks(0, last, 4) if v <= last]
     charts = []
     for agreement, key, title, label in found:

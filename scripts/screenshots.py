@@ -2,6 +2,7 @@
 
 Usage: .venv/bin/python scripts/screenshots.py [--out docs/screenshots] [--chromium /usr/bin/chromium]
        [--only workspace-layout]   (just the workspace at 1440x900 after a Run, and at 900 px wide)
+       [--only workspace-cache]    (just the Results panel of a llama challenge: a broken KV cache, then fixed)
 """
 
 from __future__ import annotations
@@ -98,6 +99,43 @@ def workspace_layout(browser: object, server: LiveServer, out: Path) -> None:
     page.context.close()
 
 
+LLAMA_SOLUTION = ROOT / "app" / "scenarios_builtin" / "norm-and-gate" / "solution" / "model.py"
+ROPE_SLICE = "rot = self.rope[start_pos : start_pos + T]"
+
+
+def workspace_cache(browser: object, server: LiveServer, out: Path) -> None:
+    """Flat gates, fragile norms (llama-v1) fixed but for the rotary offset of cached positions: the Results
+    panel, its Cache agreement chart jumping after the prefill; with the offset back the chart is flat (two real
+    gradings, at 1000 px so the page scrolls rather than the Results pane)."""
+    page = browser.new_context(viewport={"width": 1000, "height": 1000}).new_page()  # type: ignore[attr-defined]
+    sign_in(page, server, "candidate")
+    page.goto(f"{server.url}/challenges/norm-and-gate")
+    solution = LLAMA_SOLUTION.read_text()
+    assert ROPE_SLICE in solution
+    results = page.get_by_role("region", name="Results")
+    for name, text in (("workspace-cache", solution.replace(ROPE_SLICE, "rot = self.rope[:T]")),
+                       ("workspace-cache-fixed", solution)):
+        page.get_by_role("tab", name="model.py").click()
+        page.get_by_label("Editor: model.py").click()
+        page.keyboard.press("Control+A")
+        page.keyboard.press("Delete")
+        page.keyboard.insert_text(text)
+        shown = page.evaluate("() => document.getElementById('results-body')?.dataset.attempt ?? ''")
+        page.get_by_role("button", name="Submit", exact=True).click()
+        page.wait_for_function("""(shown) => {
+          const body = document.getElementById('results-body');
+          return body && body.dataset.attempt !== shown && body.dataset.poll === 'no';
+        }""", arg=shown, timeout=600_000)
+        chart = results.locator(".cache-agreement")
+        chart.wait_for()
+        chart.locator("details").evaluate("element => element.open = false")
+        if name == "workspace-cache":
+            results.screenshot(path=str(out / f"{name}.png"))  # the whole Results panel, once
+        chart.screenshot(path=str(out / f"{name}-chart.png"))
+        print(f"wrote {name}-chart.png")
+    page.context.close()
+
+
 def interview(browser: object, server: LiveServer, invite_url: str, out: Path) -> None:
     """The candidate accepts the invite and submits twice; the interviewer reviews, plays back, decides."""
     candidate = browser.new_context(viewport=VIEWPORT).new_page()  # type: ignore[attr-defined]
@@ -155,7 +193,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
     parser.add_argument("--chromium", default="/usr/bin/chromium")
-    parser.add_argument("--only", choices=["workspace-layout"], help="take just these screenshots")
+    parser.add_argument("--only", choices=["workspace-layout", "workspace-cache"], help="take just these screenshots")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
 
@@ -169,6 +207,10 @@ def main() -> int:
             browser = playwright.chromium.launch(executable_path=args.chromium, args=CHROMIUM_ARGS)
             if args.only == "workspace-layout":
                 workspace_layout(browser, server, args.out)
+                browser.close()
+                return 0
+            if args.only == "workspace-cache":
+                workspace_cache(browser, server, args.out)
                 browser.close()
                 return 0
             page = browser.new_context(viewport=VIEWPORT).new_page()
@@ -213,6 +255,7 @@ def main() -> int:
 
             workspace(browser, server, args.out)
             workspace_layout(browser, server, args.out)
+            workspace_cache(browser, server, args.out)
             interview(browser, server, invite_url, args.out)
             authoring(browser, server, args.out)
             browser.close()

@@ -5,10 +5,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from app.engine.builtin import find_builtin
 from app.engine.measurements import Measurements
-from app.grading.grader import cache_agreement, training_summary
+from app.grading.grader import cache_agreement, grade_files, training_summary
 from app.grading.result import CacheAgreement, GradeResult
 
+ROPE_SLICE = "rot = self.rope[start_pos : start_pos + T]"
 RUN = {"steps": [0, 10], "train_loss": [None, 3.0], "val_loss": [4.1, 3.2], "final_val_loss": 3.2,
        "final_train_loss": 3.0, "init_loss": 4.1}
 BROKEN_DIFFS: list[float | None] = [1e-7, 2e-7, 1e-7, 3e-7, 1.9, 2.4, 2.2, 2.8]
@@ -59,3 +61,20 @@ def test_results_stored_before_the_cache_curve_read_back_and_new_ones_round_trip
     stored = GradeResult(status="failed", training=summary).to_dict()
     again = GradeResult.from_stored(stored)
     assert again is not None and again.training == summary
+
+
+def test_a_real_llama_grading_whose_rotary_ignores_the_cache_offset(runner: Any) -> None:
+    """norm-and-gate's solution with the rotary angles sliced from 0 in every call: the full forward is right,
+    each decoded token is rotated as if at position 0, so the curve leaves 0 right after the prefill."""
+    package = find_builtin("norm-and-gate")
+    solution = package.solution_files["model.py"]
+    assert ROPE_SLICE in solution
+    report = grade_files(package=package, runner=runner,
+                         files={"model.py": solution.replace(ROPE_SLICE, "rot = self.rope[:T]")})
+    assert report.training is not None
+    yours, baseline = report.training.cache_agreement, report.training.baseline_cache_agreement
+    assert yours is not None and baseline is not None and yours.error is None
+    assert yours.prefill == baseline.prefill == 4 and len(yours.diffs) == len(baseline.diffs) == 32
+    assert max(d or 0.0 for d in yours.diffs[:4]) < 1e-4  # the prefill itself is right
+    assert min(d or 0.0 for d in yours.diffs[4:]) > 1e-3
+    assert max(d or 0.0 for d in baseline.diffs) < 1e-4

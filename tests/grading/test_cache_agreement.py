@@ -67,6 +67,7 @@ def test_a_real_llama_grading_whose_rotary_ignores_the_cache_offset(runner: Any)
     """norm-and-gate's solution with the rotary angles sliced from 0 in every call: the full forward is right,
     each decoded token is rotated as if at position 0, so the curve leaves 0 right after the prefill."""
     package = find_builtin("norm-and-gate")
+    assert package is not None
     solution = package.solution_files["model.py"]
     assert ROPE_SLICE in solution
     report = grade_files(package=package, runner=runner,

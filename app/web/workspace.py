@@ -8,10 +8,11 @@ blocks of templates/workspace/page.html rendered alone for htmx.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import timedelta
-from typing import Annotated, Any
+from datetime import datetime, timedelta
+from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
+from markupsafe import Markup
 from pydantic import BaseModel
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -26,11 +27,13 @@ from app.core.paths import STATIC_DIR
 from app.engine.interfaces import DEFAULT_INTERFACE, interface_label
 from app.engine.scratch import FILE_NAME as SCRATCH_FILE
 from app.http.params import MAX_ROW_ID, RowIdPath
-from app.http.templating import render
+from app.http.templating import PageContext, render
 from app.users.models import Role, User
 from app.web.markdown import render_markdown
 from app.workspace import drafts, hints, history
 from app.workspace.context import Workspace, open_interview_workspace, open_workspace
+from app.workspace.hints import HintOffer, ShownHint
+from app.workspace.models import Draft
 from app.workspace.results import ResultsView, build_view
 
 router = APIRouter(tags=["pages"], include_in_schema=False)
@@ -93,8 +96,37 @@ def newest_in(attempts: list[Attempt], panel: str) -> NewestAttempt | None:
     return NewestAttempt(id=found.id, kind=found.kind) if found else None
 
 
+@dataclass(frozen=True)
+class WorkspacePage(PageContext):
+    """Everything the workspace page shows (also the base for each fragment)."""
+
+    ws: Workspace
+    title: str
+    interface_label: str
+    brief_html: Markup
+    draft: Draft | drafts.DraftText  # the stored draft, or the text a refused post carried
+    files: tuple[str, ...]
+    active_file: str
+    scratch_file: str
+    questions: list[dict[str, str]]
+    results: ResultsView | None
+    console: ResultsView | None
+    newest_results: NewestAttempt | None
+    newest_console: NewestAttempt | None
+    attempts: list[Attempt]
+    hint_offer: HintOffer | None
+    hints_shown: list[ShownHint]
+    ends_at: datetime
+    time_limit_minutes: int
+    time_is_up: bool
+    closed_reason: str | None
+    notice: str | None
+    query: dict[str, int | None]  # what every link of the page carries (?interview=)
+    editor_bundle: str | None
+
+
 def page_context(request: Request, session: Session, ws: Workspace, *, attempt_id: int | None = None,
-                 active_file: str | None = None, notice: str | None = None) -> dict[str, Any]:
+                 active_file: str | None = None, notice: str | None = None) -> WorkspacePage:
     """Everything the workspace page shows (also the base for each fragment)."""
     draft = drafts.load_draft(session=session, ws=ws)
     attempts = history.attempts_in(session=session, ws=ws)
@@ -105,31 +137,31 @@ def page_context(request: Request, session: Session, ws: Workspace, *, attempt_i
     files = drafts.editable_files(ws)
     started = as_utc(ws.interview.started_at) if ws.interview and ws.interview.started_at else as_utc(
         draft.created_at)
-    return {
-        "ws": ws,
-        "title": ws.version.title,
-        "interface_label": interface_label(str(ws.version.content.get("interface", DEFAULT_INTERFACE))),
-        "brief_html": render_markdown(ws.package.brief, top_level=3),
-        "draft": draft,
-        "files": files,
-        "active_file": active_file if active_file in files else files[0],
-        "scratch_file": SCRATCH_FILE,
-        "questions": ws.package.questions,
-        "results": view_of(session, shown, ws),
-        "console": view_of(session, scratch, ws),
-        "newest_results": newest_in(attempts, "results"),
-        "newest_console": newest_in(attempts, "console"),
-        "attempts": attempts,
-        "hint_offer": hints.next_offer(session=session, ws=ws),
-        "hints_shown": hints.shown_hints(session=session, ws=ws),
-        "ends_at": ws.deadline or (started + ws.time_limit),
-        "time_limit_minutes": int(ws.time_limit / timedelta(minutes=1)),
-        "time_is_up": ws.time_is_up(),
-        "closed_reason": ws.closed_reason(),
-        "notice": notice,
-        "query": {"interview": ws.interview_id} if ws.interview else {},
-        "editor_bundle": EDITOR_BUNDLE if (STATIC_DIR / EDITOR_BUNDLE).is_file() else None,
-    }
+    return WorkspacePage(
+        ws=ws,
+        title=ws.version.title,
+        interface_label=interface_label(str(ws.version.content.get("interface", DEFAULT_INTERFACE))),
+        brief_html=render_markdown(ws.package.brief, top_level=3),
+        draft=draft,
+        files=files,
+        active_file=active_file if active_file in files else files[0],
+        scratch_file=SCRATCH_FILE,
+        questions=ws.package.questions,
+        results=view_of(session, shown, ws),
+        console=view_of(session, scratch, ws),
+        newest_results=newest_in(attempts, "results"),
+        newest_console=newest_in(attempts, "console"),
+        attempts=attempts,
+        hint_offer=hints.next_offer(session=session, ws=ws),
+        hints_shown=hints.shown_hints(session=session, ws=ws),
+        ends_at=ws.deadline or (started + ws.time_limit),
+        time_limit_minutes=int(ws.time_limit / timedelta(minutes=1)),
+        time_is_up=ws.time_is_up(),
+        closed_reason=ws.closed_reason(),
+        notice=notice,
+        query={"interview": ws.interview_id} if ws.interview else {},
+        editor_bundle=EDITOR_BUNDLE if (STATIC_DIR / EDITOR_BUNDLE).is_file() else None,
+    )
 
 
 def view_of(session: Session, attempt: Attempt | None, ws: Workspace) -> ResultsView | None:

@@ -9,6 +9,7 @@ it was.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Form, Request
@@ -82,9 +83,10 @@ def refused(request: Request, session: Session, ws: Workspace, error: DojoError,
         return response
     context = page_context(request, session, ws, notice=error.message)
     if posted is not None:
-        stored = context["draft"]
-        context["draft"] = drafts.DraftText(files={**stored.files, **posted[0]}, notes={**stored.notes, **posted[1]},
-                                            revision=stored.revision)
+        stored = context.draft
+        context = replace(context, draft=drafts.DraftText(files={**stored.files, **posted[0]},
+                                                          notes={**stored.notes, **posted[1]},
+                                                          revision=stored.revision))
     response = render(request, PAGE, context, status_code=error.status_code)
     response.headers.update(error.headers)
     return response

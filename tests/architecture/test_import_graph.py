@@ -26,9 +26,9 @@ ENV_READERS = {
     "ops/metrics.py": "writes PROMETHEUS_MULTIPROC_DIR, which prometheus-client reads itself, before forking",
     "bench/server.py": "builds the environment of the servers a benchmark starts",
 }
-# A ratchet: no new untyped results. 187 when issue 22 began; the goal there is under 40, with what is
-# left at JSON edges (JSON columns, to_dict/from_dict, API bodies). Lower it as results get types.
-TYPED_RESULTS_BUDGET = 74
+# A ratchet: no new untyped results. 187 when the layers work began, 29 now: what is left stands at
+# JSON edges only (JSON columns, to_dict/from_dict/to_json, the TOML and stored-JSON readers).
+TYPED_RESULTS_BUDGET = 30
 
 
 def _strongly_connected(graph: grimp.ImportGraph) -> list[set[str]]:

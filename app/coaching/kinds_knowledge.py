@@ -103,8 +103,8 @@ KIND_KNOWLEDGE: dict[str, KindKnowledge] = {
         "Perturb later tokens and check earlier logits stay put.",
     )),
     "attn-scale-wrong": K("the attention scaling", "attention", ("attention.score-scale",), (
-        "Compare your attention output with F.scaled_dot_product_attention(q, k, v, is_causal=True) on the "
-        "same q, k and v.",
+        "Compare your attention output with F.scaled_dot_product_attention on the same q, k and v, with "
+        "is_causal=True.",
         "Print the standard deviation of the scores before softmax at initialisation: it should be about one.",
         "Use a head size different from n_head and n_embd so the sizes cannot be confused.",
     )),

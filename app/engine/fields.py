@@ -73,13 +73,14 @@ class TomlFields:
             raise self._fail(key, f"must be an integer from {low} to {high}")
         return value
 
-    def str_list(self, key: str, *, allowed: tuple[str, ...]) -> list[str]:
+    def str_list(self, key: str, *, allowed: tuple[str, ...], owner: str) -> list[str]:
+        """A list of file names, each one of `allowed` (the files the interface `owner` has)."""
         value = self._get(key)
         if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
             raise self._fail(key, "must be a non-empty list of file names")
         for v in value:
             if v not in allowed:
-                raise self._fail(key, f"{v!r} is not a gpt-v1 file (allowed: {', '.join(allowed)})")
+                raise self._fail(key, f"{v!r} is not a {owner} file (allowed: {', '.join(allowed)})")
         if len(set(value)) != len(value) or "model.py" not in value:
             raise self._fail(key, "must list each file once and include model.py")
         return value

@@ -142,7 +142,7 @@ def parse_package(files: dict[str, str]) -> ScenarioPackage:
     solution = {p[len("solution/"):]: t for p, t in files.items() if p.startswith("solution/")}
     # The interface (app/engine/interfaces.py) says which candidate files a scenario may list.
     interface = get_interface(f.choice("interface", interface_names()))
-    names = f.str_list("files", allowed=interface.allowed_files)
+    names = f.str_list("files", allowed=interface.allowed_files, owner=interface.name)
     for name in names:
         if name not in solution:
             raise PackageError(f"solution/{name}: file is missing (listed in scenario.toml: files)")

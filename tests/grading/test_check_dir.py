@@ -13,7 +13,7 @@ from app.cli import main
 from app.engine.builtin import find_builtin
 from app.engine.interfaces import FAILED, PASSED, Verdict
 from app.engine.llama_v1.bundle import TEMPLATE_DIR
-from app.grading.check_dir import CACHE_TESTS, SHIFT_TEST, check_command, detect_interface, notes_for
+from app.grading.check_dir import CACHE_TESTS, SHIFT_TEST, check_command, detect_interface, notes_for, plan_check
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "engine" / "llama_v1"))  # planted.py and its helpers
 from llama_shapes import META_CACHE_FROM_ZERO  # noqa: E402
@@ -117,3 +117,18 @@ def test_shift_failure_with_passing_cache_checks_blames_the_cache_start():
     assert "Meta-style" in notes_for(verdicts(shift=False, cache=True))[SHIFT_TEST]
     assert notes_for(verdicts(shift=False, cache=False)) == {}
     assert notes_for(verdicts(shift=True, cache=True)) == {}
+
+
+def test_plan_borrows_data_py_and_finds_a_reference_that_lists_train_py(tmp_path):
+    warm_up = find_builtin("warm-up")
+    assert warm_up is not None
+    only_model = plan_check(_write(tmp_path / "only-model", {"model.py": warm_up.solution_files["model.py"]}))
+    assert (only_model.package.slug, list(only_model.files), only_model.borrowed) == (
+        "warm-up", ["model.py", "data.py"], ["data.py"])
+    assert only_model.files["data.py"] == warm_up.solution_files["data.py"]
+    trains = find_builtin("training-wheels")
+    assert trains is not None
+    with_train = plan_check(_write(tmp_path / "with-train", trains.solution_files))
+    assert with_train.interface.name == "gpt-v1" and "train.py" in with_train.package.files
+    assert (list(with_train.files), with_train.borrowed, with_train.ignored) == (
+        ["model.py", "data.py", "train.py"], [], [])

@@ -105,7 +105,8 @@ def main(slugs: list[str]) -> None:
             name: {"bugs_left": jobs[name][0], "result": _trim(result)} for name, result in graded.items()
         }
         seconds = round(time.monotonic() - started)
-        print(package.slug, f"{seconds}s", {name: r["status"] for name, r in graded.items()}, flush=True)  # noqa: T201
+        statuses = {name: r["status"] for name, r in graded.items()}
+        print(package.slug, package.content_hash[:12], f"{seconds}s", statuses, flush=True)  # noqa: T201
     write(data)
 
 

@@ -25,7 +25,8 @@ def test_corpus_is_large_and_varied() -> None:
     assert {"contradicts", "supports", "unverified", "vague", "method", "grounded", "component"} <= kinds
     assert {note.slug for note in CORPUS} == {"warm-up", "leaky-mask", "attention-zoo", "label-trouble",
                                               "block-party", "training-wheels", "sampler-says", "deep-end",
-                                              "norm-and-gate"}
+                                              "norm-and-gate", "cache-drift", "rotary-road", "nucleus-and-schedule",
+                                              "llama-deep-end"}
 
 
 @pytest.mark.parametrize("note", CORPUS, ids=[f"{n.slug}:{n.text[:30]}" for n in CORPUS])

@@ -46,6 +46,8 @@ class Interface:
     # What people read: the label pages show ("GPT-2 style (gpt-v1)") and one line on what a model has.
     label: str
     description: str
+    # The two names a candidate's model.py defines (CONTRACTS.md section 1 / 1b): the config, the model.
+    entry_points: tuple[str, str]
     # What the harness writes as result.json's "schema"; anything else is a sandbox error.
     result_schema: str
     # The candidate files a scenario of this interface may list (scenario.toml: files).
@@ -76,6 +78,7 @@ GPT_V1 = Interface(
     name="gpt-v1",
     label="GPT-2 style (gpt-v1)",
     description="learned position embeddings, LayerNorm, GELU MLP, causal multi-head attention",
+    entry_points=("GPTConfig", "GPT"),
     result_schema="dojo.gpt-v1.result/1",
     allowed_files=("model.py", "data.py", "train.py"),
     specs=gpt_v1_checks.SPECS,
@@ -92,6 +95,7 @@ LLAMA_V1 = Interface(
     name="llama-v1",
     label="Llama style (llama-v1)",
     description="rotary positions, RMSNorm, SwiGLU, grouped-query attention, KV cache",
+    entry_points=("ModelArgs", "Transformer"),
     result_schema="dojo.llama-v1.result/1",
     allowed_files=("model.py", "data.py", "train.py"),
     specs=llama_v1_checks.SPECS,

@@ -30,8 +30,6 @@ from app.engine.package import ScenarioPackage
 from app.grading import reference as reference_cache
 from app.sandbox.job import Runner
 
-# The names a model.py defines under each interface (CONTRACTS.md sections 1 and 1b).
-ENTRY_POINTS: dict[str, tuple[str, str]] = {"llama-v1": ("ModelArgs", "Transformer"), "gpt-v1": ("GPTConfig", "GPT")}
 CACHE_TESTS = ("generation.cache-matches-full-forward", "generation.cache-chunk-after-prefix")
 SHIFT_TEST = "positional.shift-invariant"
 CACHE_START_NOTE = (
@@ -108,8 +106,8 @@ class CheckReport:
 
 def detect_interface(model_source: str) -> str | None:
     """The interface whose two names model.py defines (a class, or a name bound at the top level)."""
-    found = [name for name, (config, model) in ENTRY_POINTS.items()
-             if _defines(model_source, config) and _defines(model_source, model)]
+    found = [name for name, interface in INTERFACES.items()
+             if all(_defines(model_source, entry) for entry in interface.entry_points)]
     return found[0] if len(found) == 1 else None
 
 
@@ -152,7 +150,7 @@ def choose_interface(directory: str, name: str | None) -> tuple[Interface, bool]
         raise CheckInputError(f"{directory}: no {MODEL_FILE}")
     picked = detect_interface(model.read_text(encoding="utf-8", errors="replace"))
     if picked is None:
-        said = "; ".join(f"{' and '.join(names)} ({iface})" for iface, names in ENTRY_POINTS.items())
+        said = "; ".join(f"{' and '.join(i.entry_points)} ({name})" for name, i in INTERFACES.items())
         raise CheckInputError(f"{model}: cannot tell the interface from its names (expected {said}); "
                               "pass --interface")
     return INTERFACES[picked], True

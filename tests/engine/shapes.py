@@ -4,8 +4,10 @@ fixtures/shapes/ holds models in other shapes: heads_loop (one module per head, 
 value maps, an nn.Sequential of blocks, ReLU), rotary_sdpa (LLaMA-style names, rotary positions and
 no position table, separate q/k/v projections, scaled_dot_product_attention, a gated MLP),
 alibi_fused (ALiBi biases and no position table, one fused qkv projection laid out head by head,
-einsum attention, a tied output layer through F.linear) and nanogpt (nanoGPT's model.py, whose
-forward returns last-position logits without targets and whose generate takes no generator).
+einsum attention, a tied output layer through F.linear), nanogpt (nanoGPT's model.py, whose
+forward returns last-position logits without targets and whose generate takes no generator) and
+mingpt (minGPT's model.py: the MLP an nn.ModuleDict of layers that the block calls through a lambda;
+MINGPT_SEQUENTIAL rewrites it as an nn.Sequential MLP, the blocks in an nn.Sequential too).
 
 CORRECT_SHAPES must pass every test. OTHER_SHAPE_BUGS are named "<bug kind>@<shape>": the bug's
 edit written into that shape, with the tests that must catch it.
@@ -20,6 +22,30 @@ NANOGPT_LAST_ONLY = ("            logits = self.lm_head(x[:, [-1], :])"
                      " # note: using list [-1] to preserve the time dim\n")
 NANOGPT_GENERATE = "    def generate(self, idx, max_new_tokens, temperature=1.0, top_k=None):\n"
 NANOGPT_SAMPLE = "            idx_next = torch.multinomial(probs, num_samples=1)\n"
+MINGPT_MLP = """        self.mlp = nn.ModuleDict(dict(
+            c_fc=nn.Linear(config.n_embd, 4 * config.n_embd),
+            c_proj=nn.Linear(4 * config.n_embd, config.n_embd),
+            act=NewGELU(),
+            dropout=nn.Dropout(config.dropout),
+        ))
+        m = self.mlp
+        self.mlpf = lambda x: m.dropout(m.c_proj(m.act(m.c_fc(x))))  # MLP forward
+"""
+MINGPT_SEQUENTIAL_MLP = """        self.mlp = nn.Sequential(
+            nn.Linear(config.n_embd, 4 * config.n_embd),
+            nn.GELU(),
+            nn.Linear(4 * config.n_embd, config.n_embd),
+            nn.Dropout(config.dropout),
+        )
+"""
+# minGPT with an nn.Sequential MLP and its blocks in an nn.Sequential: that class has n_layer + 1 instances
+MINGPT_SEQUENTIAL = [
+    m(MINGPT_MLP, MINGPT_SEQUENTIAL_MLP),
+    m("self.mlpf(self.ln_2(x))", "self.mlp(self.ln_2(x))"),
+    m("h=nn.ModuleList([Block(config) for _ in range(config.n_layer)]),",
+      "h=nn.Sequential(*[Block(config) for _ in range(config.n_layer)]),"),
+    m("        for block in self.transformer.h:\n            x = block(x)\n", "        x = self.transformer.h(x)\n"),
+]
 
 
 CORRECT_SHAPES = [
@@ -32,6 +58,8 @@ CORRECT_SHAPES = [
         m(NANOGPT_GENERATE, NANOGPT_GENERATE.replace("top_k=None)", "top_k=None, generator=None)")),
         m(NANOGPT_SAMPLE, NANOGPT_SAMPLE.replace("num_samples=1)", "num_samples=1, generator=generator)")),
     ], shape="nanogpt"),
+    Variant("mingpt", [], shape="mingpt"),
+    Variant("mingpt-sequential-mlp", MINGPT_SEQUENTIAL, shape="mingpt"),
     # post-LN blocks are another design, not a bug (BUG_CATALOG.md, "Not bugs")
     Variant("post-ln", [m("        x = x + self.sa(self.ln1(x))\n        x = x + self.ffwd(self.ln2(x))\n",
                           "        x = self.ln1(x + self.sa(x))\n        x = self.ln2(x + self.ffwd(x))\n")],
@@ -142,6 +170,10 @@ OTHER_SHAPE_BUGS = [
     _bug("mlp-no-nonlinearity", "rotary_sdpa", [m("F.silu(self.w1(x)) * self.w3(x)", "self.w1(x) + self.w3(x)")],
          ["general.mlp-nonlinear"]),
     _bug("mlp-no-nonlinearity", "alibi_fused", [m("nn.GELU(),\n", "\n")], ["general.mlp-nonlinear"]),
+    _bug("mlp-no-nonlinearity", "mingpt", [m("m.c_proj(m.act(m.c_fc(x)))", "m.c_proj(m.c_fc(x))")],
+         ["general.mlp-nonlinear"]),
+    Variant("mlp-no-nonlinearity@mingpt-sequential-mlp",
+            [*MINGPT_SEQUENTIAL, m("            nn.GELU(),\n", "")], ["general.mlp-nonlinear"], shape="mingpt"),
     # E. output and loss
     _bug("logits-targets-misaligned", "heads_loop", [m(HEADS_LOSS, HEADS_LOSS.replace(
         "logits.view(B * T, C)", "logits.transpose(0, 1).reshape(B * T, C)"))],

@@ -3,7 +3,11 @@
 - Blocks: n_layer instances of one module class, each called once per forward on the residual stream
   (B, T, C) -> (B, T, C), chained: each block's input is the previous block's output.
 - MLPs: n_layer instances of one class with a weight matrix that map (B, T, C) -> (B, T, C) position
-  by position (changing one position's input changes only that position's output).
+  by position (changing one position's input changes only that position's output). Failing that, the
+  same thing found inside each block by its place there: one submodule (an nn.Sequential, when the
+  model uses nn.Sequential elsewhere too), or a chain of layers each called on the previous one's
+  output, from the stream out to a hidden width and back (minGPT's nn.ModuleDict of layers, which a
+  lambda calls: the ModuleDict itself is never called).
 - The output layer: the linear map or matmul that produced the returned logits.
 Each probe reports {"applicable": False} when it cannot find what it measures.
 """
@@ -55,9 +59,10 @@ def _stream_classes(calls):
             and all(_stream(x) and _stream(y) for _, x, y in entries)}
 
 
-def find_blocks(model, idx):
+def find_blocks(model, idx, calls=None):
     """[(block, input, output)] of the one chained class of stream modules, or None."""
-    chained = [entries for entries in _stream_classes(module_calls(model, idx)).values()
+    calls = module_calls(model, idx) if calls is None else calls
+    chained = [entries for entries in _stream_classes(calls).values()
                if all(torch.equal(entries[i + 1][1], entries[i][2]) for i in range(N_LAYER - 1))]
     return chained[0] if len(chained) == 1 else None
 
@@ -112,18 +117,103 @@ def _position_wise(module, x):
     return True
 
 
+def _has_matrix(module):
+    return any(p.dim() >= 2 for p in module.parameters())
+
+
+class _Chain:
+    """Layers applied one after another: an MLP that a function, not a module, composes."""
+
+    def __init__(self, layers):
+        self.layers = layers
+
+    def __call__(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+
+def _hidden(t):
+    """(B, T, H) with H other than the stream's width: an MLP's hidden activations."""
+    return isinstance(t, torch.Tensor) and t.dim() == 3 and t.shape[1] == BLOCK and t.size(-1) != C
+
+
+def _chains(calls):
+    """Runs of leaf-module calls, each fed the previous one's output (the very tensor), that go from the
+    stream to a hidden width and back to the stream: [(call index, ...)]."""
+    found = []
+    for i, (_, x, y) in enumerate(calls):
+        if not (_stream(x) and _hidden(y)):
+            continue
+        run = [i]
+        for j in range(i + 1, len(calls)):
+            if calls[j][1] is not calls[run[-1]][2]:
+                break
+            run.append(j)
+            if _stream(calls[j][2]):
+                found.append(tuple(run))
+                break
+            if not _hidden(calls[j][2]):
+                break
+    return found
+
+
+def _mlps_in_blocks(model, idx, calls, x):
+    """Each block's MLP, found at the same place in every block: the outermost submodule called once
+    that maps the stream position by position with a weight matrix and has a part that widens it to a
+    hidden width, else the one chain of layers from the stream to a hidden width and back (_chains).
+    A list of callables, or None."""
+    blocks = find_blocks(model, idx, calls)
+    if blocks is None:
+        return None
+    names = [{id(m): name for name, m in block.named_modules() if m is not block} for block, _, _ in blocks]
+    per_block = [[(name[id(m)], m, a, b) for m, a, b in calls if id(m) in name] for name in names]
+    singles = []
+    for own in per_block:
+        counts: dict[str, int] = {}
+        for rel, _, _, _ in own:
+            counts[rel] = counts.get(rel, 0) + 1
+        widened = {rel for rel, _, _, b in own if _hidden(b)}  # calls that produced a hidden width
+        singles.append({rel: m for rel, m, a, b in own
+                        if counts[rel] == 1 and _stream(a) and _stream(b) and _has_matrix(m)
+                        and any(w.startswith(rel + ".") for w in widened)})
+    shared = [rel for rel in singles[0] if all(rel in s for s in singles)
+              and all(_position_wise(s[rel], x) for s in singles)]
+    outer = [rel for rel in shared if not any(rel.startswith(other + ".") for other in shared)]
+    if len(outer) == 1:
+        return [s[outer[0]] for s in singles]
+    mlps, places = [], set()
+    for own in per_block:
+        leaves = [(rel, m, a, b) for rel, m, a, b in own if next(m.children(), None) is None]
+        chains = _chains([(m, a, b) for _, m, a, b in leaves])
+        if len(chains) != 1:
+            return None
+        layers = [leaves[k][1] for k in chains[0]]
+        if not any(_has_matrix(layer) for layer in layers):
+            return None
+        places.add(tuple(leaves[k][0] for k in chains[0]))
+        mlps.append(_Chain(layers))
+    if len(places) != 1 or not all(_position_wise(mlp, x) for mlp in mlps):
+        return None
+    return mlps
+
+
 def find_mlps(model, idx):
-    """The MLP of each block: the outermost class of position-wise stream modules with a weight matrix."""
+    """The MLP of each block: the outermost class of position-wise stream modules with a weight matrix,
+    else what _mlps_in_blocks finds inside the blocks. A list of callables, or None."""
     x = torch.randn(2, BLOCK, C, generator=torch.Generator().manual_seed(44), dtype=torch.float64)
+    calls = module_calls(model, idx)
     found = []
     with torch.no_grad():
-        for entries in _stream_classes(module_calls(model, idx)).values():
+        for entries in _stream_classes(calls).values():
             modules = [m for m, _, _ in entries]
-            if all(any(p.dim() >= 2 for p in m.parameters()) and _position_wise(m, x) for m in modules):
+            if all(_has_matrix(m) and _position_wise(m, x) for m in modules):
                 found.append(modules)
-    inner = {id(d) for modules in found for m in modules for d in m.modules() if d is not m}
-    outer = [modules for modules in found if not any(id(m) in inner for m in modules)]
-    return outer[0] if len(outer) == 1 else None
+        inner = {id(d) for modules in found for m in modules for d in m.modules() if d is not m}
+        outer = [modules for modules in found if not any(id(m) in inner for m in modules)]
+        if len(outer) == 1:
+            return outer[0]
+        return _mlps_in_blocks(model, idx, calls, x) if not outer else None
 
 
 def mlp_nonlinearity(mods):

@@ -5,7 +5,9 @@ same model size (2 layers, 4 heads, width 48, the default training run), both in
 
 Each harness's measure() runs as a grading runs it (every probe, the tiny training run, the leak probe),
 without the sandbox; one untimed run of each warms torch up first, then the runs alternate. Prints the
-median seconds per probe and in total, and the ratio the llama-v1 issue bounds (at most 1.2).
+median seconds per probe and in total, and the ratio the llama-v1 issue bounds (at most 1.2); also the
+median CPU seconds of measure() (process time), which other load on a shared machine barely moves, so
+that a ratio measured on a busy machine can be told from a real change.
 """
 
 from __future__ import annotations
@@ -49,30 +51,34 @@ def _forget_candidate(candidate: str) -> None:
         sys.path.remove(candidate)
 
 
-def _time(runner, candidate: str, harness_dir: str) -> tuple[float, dict[str, float]]:
+def _time(runner, candidate: str, harness_dir: str) -> tuple[float, float, dict[str, float]]:
+    """Wall and CPU seconds of one measure(), and its seconds per probe (wall)."""
     _forget_candidate(candidate)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     result = runner.measure(candidate, harness_dir, {"files": list(FILES), "probes": None})
-    total = time.perf_counter() - t0
+    total, cpu = time.perf_counter() - t0, time.process_time() - c0
     if result.get("error"):
         raise SystemExit(f"the harness could not import the candidate: {result['error']}")
-    return total, result["seconds"]
+    return total, cpu, result["seconds"]
 
 
-def _interleaved(runners: dict[str, tuple], runs: int) -> dict[str, tuple[float, dict[str, float]]]:
-    """Median total and per-probe seconds of each harness, runs alternating between them (so that load
-    from other processes on a shared machine falls on both alike), after one warm-up run of each."""
+def _interleaved(runners: dict[str, tuple], runs: int) -> dict[str, tuple[float, float, dict[str, float]]]:
+    """Median wall and CPU totals and per-probe seconds of each harness, runs alternating between them (so
+    that load from other processes on a shared machine falls on both alike), after one warm-up run of each."""
     for runner, candidate, harness_dir in runners.values():
         _time(runner, candidate, harness_dir)
     totals: dict[str, list[float]] = {name: [] for name in runners}
+    cpus: dict[str, list[float]] = {name: [] for name in runners}
     probes: dict[str, dict[str, list[float]]] = {name: {} for name in runners}
     for _ in range(runs):
         for name, (runner, candidate, harness_dir) in runners.items():
-            total, seconds = _time(runner, candidate, harness_dir)
+            total, cpu, seconds = _time(runner, candidate, harness_dir)
             totals[name].append(total)
+            cpus[name].append(cpu)
             for probe, value in seconds.items():
                 probes[name].setdefault(probe, []).append(value)
-    return {name: (statistics.median(totals[name]), {p: statistics.median(v) for p, v in probes[name].items()})
+    return {name: (statistics.median(totals[name]), statistics.median(cpus[name]),
+                   {p: statistics.median(v) for p, v in probes[name].items()})
             for name in runners}
 
 
@@ -91,7 +97,7 @@ def main() -> int:
         gpt = _candidate(ROOT / "app" / "scenarios_builtin" / args.scenario / "solution", work / "gpt")
         timed = _interleaved({"gpt-v1": (gpt_runner, gpt, str(harness_dir)),
                               "llama-v1": (llama_runner, llama, str(harness_dir))}, args.runs)
-        (gpt_total, gpt_probes), (llama_total, llama_probes) = timed["gpt-v1"], timed["llama-v1"]
+        (gpt_total, gpt_cpu, gpt_probes), (llama_total, llama_cpu, llama_probes) = timed["gpt-v1"], timed["llama-v1"]
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(f"median of {args.runs} runs, seconds (gpt-v1: {args.scenario}'s solution; llama-v1: the template)")
@@ -101,7 +107,8 @@ def main() -> int:
         llama_time = f"{llama_probes[name]:.3f}" if name in llama_probes else "-"
         print(f"{name:<24}{g:>10}{llama_time:>10}")
     print(f"{'total measure()':<24}{gpt_total:>10.3f}{llama_total:>10.3f}")
-    print(f"llama-v1 / gpt-v1: {llama_total / gpt_total:.2f} (bound: 1.2)")
+    print(f"{'CPU of measure()':<24}{gpt_cpu:>10.3f}{llama_cpu:>10.3f}")
+    print(f"llama-v1 / gpt-v1: {llama_total / gpt_total:.2f} (bound: 1.2); CPU time: {llama_cpu / gpt_cpu:.2f}")
     return 0
 
 

@@ -56,11 +56,45 @@ KEY_TESTS: dict[str, dict[str, str]] = {
         "validation-in-train-mode": "training.evaluate-eval-mode",
         "next-token-by-sequence-length": "generation.crops-context",
     },
+    # llama-v1
+    "norm-and-gate": {
+        "rmsnorm-subtracts-mean": "general.rmsnorm",
+        "rmsnorm-no-eps": "general.rmsnorm-eps",
+        "swiglu-gate-dropped": "general.parameters-receive-gradient",
+    },
+    "rotary-road": {
+        "values-rotated": "positional.shift-invariant",
+        "rotate-half-on-pairs": "positional.rotation-keeps-norm",
+        "frequency-exponent": "positional.rotary-frequencies",
+    },
+    "grouped-queries": {
+        "cache-holds-repeated-keys": "generation.cache-kv-heads",
+        "repeat-along-time": "attention.causal-perturb",
+        "scale-by-model-width": "attention.score-scale",
+    },
+    "nucleus-and-schedule": {
+        "nucleus-drops-crossing-token": "generation.top-p",
+        "micro-batch-means-averaged": "training.accumulation-token-mean",
+        "cosine-stops-short": "training.lr-schedule",
+    },
+    "cache-drift": {
+        "rope-from-zero": "generation.cache-matches-full-forward",
+        "causal-flag-with-cache": "generation.cache-matches-full-forward",
+        "cache-returns-before-append": "generation.cache-chunk-after-prefix",
+    },
+    "llama-deep-end": {
+        "rmsnorm-gain-unused": "general.parameters-receive-gradient",
+        "rmsnorm-over-time": "attention.causal-perturb",
+        "causal-flag-for-chunks": "generation.cache-chunk-after-prefix",
+        "warmup-starts-at-zero": "training.lr-schedule",
+    },
 }
 # scenarios in which every bug is caught by at least one test that no other bug's mutant fails,
-# so scoring can credit each fix on its own
+# so scoring can credit each fix on its own. Not cache-drift, rotary-road or llama-deep-end: there a
+# broken incremental path (or rotation) fails the same tests whichever bug breaks it, so a fix is
+# credited once the tests it shares pass.
 SEPARABLE = ("warm-up", "training-wheels", "sampler-says", "deep-end", "attention-zoo", "block-party",
-             "label-trouble", "leaky-mask")
+             "label-trouble", "leaky-mask", "norm-and-gate", "grouped-queries", "nucleus-and-schedule")
 
 def _report(slug: str) -> ValidationReport:
     """The scenario's validation, through the run's reference cache: each built-in's matrix is computed once

@@ -24,6 +24,11 @@ class SamplingRecorder:
 
     def _record(self, probs, num_samples=1, replacement=False, *, generator=None, out=None):
         p = probs.detach().double().clone()
+        total = p.sum(dim=-1, keepdim=True)
+        if bool((p >= 0).all()) and bool((total > 0).all()):
+            # torch.multinomial draws in proportion to its weights: the distribution is the weights
+            # normalised, whether or not the sampler normalised them itself
+            p = p / total
         self.probs.append(p.reshape(-1, p.size(-1)) if p.dim() > 1 else p.unsqueeze(0))
         choice = p.argmax(dim=-1, keepdim=True)
         return choice.expand(*choice.shape[:-1], num_samples).clone()

@@ -33,19 +33,32 @@ def _stream(t):
 
 
 def module_calls(model, idx):
-    """[(module, input, output)] for every submodule call of one forward, in the order they finish."""
+    """[(module, input, output)] for every submodule call of one forward, in the order they finish.
+
+    Each submodule's forward is wrapped on the instance rather than hooked: code that calls
+    `self.feed_forward.forward(x)` (llama2.c does) runs no module hooks, but it does run the wrapper."""
     calls = []
+    wrapped = [m for m in model.modules() if m is not model]
+    saved = [m.__dict__.get("forward") for m in wrapped]
 
-    def record(module, args, kwargs, output):
-        calls.append((module, _first_tensor(args, kwargs), output))
+    def recording(module, inner):
+        def forward_and_record(*args, **kwargs):
+            output = inner(*args, **kwargs)
+            calls.append((module, _first_tensor(args, kwargs), output))
+            return output
+        return forward_and_record
 
-    handles = [m.register_forward_hook(record, with_kwargs=True) for m in model.modules() if m is not model]
+    for m in wrapped:
+        m.forward = recording(m, m.forward)
     try:
         with torch.no_grad():
             forward(model, idx)
     finally:
-        for h in handles:
-            h.remove()
+        for m, own in zip(wrapped, saved, strict=True):
+            if own is None:
+                del m.forward  # the class's forward again
+            else:
+                m.forward = own
     return calls
 
 

@@ -8,8 +8,22 @@ from .loading import build_model, forward, tokens
 from .optim import AdamW
 
 
+def _copy(model):
+    """A deep copy of the model. Tensors that are results of a computation, kept as attributes (llama2.c
+    keeps its last loss on the model), cannot be deep-copied: the copy gets them detached."""
+    kept = [(m, name, value) for m in model.modules() for name, value in vars(m).items()
+            if isinstance(value, torch.Tensor) and value.grad_fn is not None]
+    for m, name, value in kept:
+        object.__setattr__(m, name, value.detach())
+    try:
+        return copy.deepcopy(model)
+    finally:
+        for m, name, value in kept:
+            object.__setattr__(m, name, value)
+
+
 def _fresh_grads(model, x, y):
-    clone = copy.deepcopy(model)
+    clone = _copy(model)
     clone.zero_grad(set_to_none=True)
     _, loss = forward(clone, x, y)
     loss.backward()

@@ -50,6 +50,22 @@ OTHER_SHAPE_BUGS = [
             ["attention.score-scale"], shape="heads_loop"),
     Variant("51-top-p-drops-crossing-token@meta_complex", [m(
         "mask = probs_sum - probs_sort > p", "mask = probs_sum > p")], ["generation.top-p"], shape="meta_complex"),
+    Variant("40-cache-never-written@heads_loop", [m(
+        '            cache["k"][self.index], cache["v"][self.index] = keys, values\n', "")],
+            CACHE_TESTS, shape="heads_loop"),
+    Variant("43-rope-on-values@heads_loop", [m(
+        "values = [v[:, :, g] for g in range(self.n_kv)]",
+        "values = [rope(v[:, :, g], start_pos, self.theta) for g in range(self.n_kv)]")],
+            ["positional.shift-invariant"], shape="heads_loop"),
+    Variant("45-rope-frequency-exponent@heads_loop", [m(
+        "-torch.arange(0, hd, 2, dtype=torch.float64) / hd", "-torch.arange(0, hd // 2, dtype=torch.float64) / hd")],
+            ["positional.rotary-frequencies"], shape="heads_loop"),
+    Variant("47-rmsnorm-no-eps@meta_complex", [m(
+        "torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)", "torch.rsqrt(x.pow(2).mean(-1, keepdim=True))")],
+            ["general.rmsnorm-eps"], shape="meta_complex"),
+    Variant("48-rmsnorm-gain-zero@meta_complex", [m(
+        "self.weight = nn.Parameter(torch.ones(dim))", "self.weight = nn.Parameter(torch.zeros(dim))")],
+            ["general.rmsnorm"], shape="meta_complex"),
 ]
 
 # llama2.c as published calls its blocks' submodules through .forward, which runs no module hooks (the

@@ -219,7 +219,7 @@ def main() -> int:
 
             sign_in(page, server, "interviewer")
             page.get_by_label("Candidate email").fill("ada@example.com")
-            warm_up = page.locator("#scenario_version_id option", has_text="easy").first.get_attribute("value")
+            warm_up = page.locator("#scenario_version_id option", has_text="Warm-up").first.get_attribute("value")
             page.get_by_label("Challenge").select_option(warm_up)
             page.get_by_role("button", name="Create interview").click()
             page.get_by_label("Invite link").wait_for()

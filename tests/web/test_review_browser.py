@@ -73,7 +73,7 @@ def test_interview_from_invite_to_decision_and_csv(browser: object, server: Live
     interviewer.get_by_role("button", name="Sign in").click()
     interviewer.wait_for_url(f"{server.url}/interviewer")
     interviewer.get_by_label("Candidate email").fill("reviewed@dojo.example")
-    warm_up = interviewer.locator("#scenario_version_id option", has_text="easy").first.get_attribute("value")
+    warm_up = interviewer.locator("#scenario_version_id option", has_text="Warm-up").first.get_attribute("value")
     interviewer.get_by_label("Challenge").select_option(warm_up)
     interviewer.get_by_role("button", name="Create interview").click()
     invite_url = interviewer.get_by_label("Invite link").input_value()

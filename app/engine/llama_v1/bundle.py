@@ -12,7 +12,9 @@ from app.engine.gpt_v1 import bundle as gpt_v1_bundle
 
 HERE = Path(__file__).resolve().parent
 HARNESS_SRC = HERE / "harness"
-TEMPLATE_DIR = HERE / "template"
+# The blank llama-v1 model: the solution of its template scenario (interfaces.LLAMA_V1.template_scenario),
+# one copy of the files rather than a second one kept here.
+TEMPLATE_DIR = HERE.parents[1] / "scenarios_builtin" / "norm-and-gate" / "solution"
 GPT_V1_DIR = Path(gpt_v1_bundle.__file__).resolve().parent
 CORPUS_FILE = gpt_v1_bundle.CORPUS_FILE
 CHECK_FILES = ("checks.py", "checks_cache.py", "checks_generation.py", "checks_interface.py", "checks_layers.py",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -67,18 +67,28 @@ def _add_attempts(engine: Engine, count: int, **values: object) -> list[int]:
         return [attempt.id for attempt in added]
 
 
+def _wait_for(condition: Callable[[], bool], seconds: float = 30.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
 def test_a_watching_page_gets_304s_then_the_new_step_then_stops(engine: Engine, served: tuple[int, str]) -> None:
     port, token = served
     factory = sessionmaker(bind=engine)
     [attempt_id] = _add_attempts(engine, 1, status="running", progress={"stage": "training", "k": 10, "n": 200})
 
+    tally = watchers._Tally()
+
     def grading_moves_on() -> None:
-        time.sleep(1.5)  # a few unchanged polls first
+        # Each step waits for what the page has seen, not for a fixed time: on a loaded machine the first
+        # answers can take longer than any sleep.
+        _wait_for(lambda: tally.not_modified >= 2)  # a few unchanged polls first
         with factory() as session:
             session.execute(update(Attempt).where(Attempt.id == attempt_id).values(
                 progress={"stage": "training", "k": 20, "n": 200}))
             session.commit()
-        time.sleep(1.5)
+        _wait_for(lambda: tally.polls - tally.not_modified >= 2)  # the first panel and the new step
         with factory() as session:
             session.execute(update(Attempt).where(Attempt.id == attempt_id).values(
                 status="passed", progress=None, finished_at=utcnow()))
@@ -87,7 +97,6 @@ def test_a_watching_page_gets_304s_then_the_new_step_then_stops(engine: Engine, 
             session.commit()
 
     mover = threading.Thread(target=grading_moves_on)
-    tally = watchers._Tally()
     start = time.monotonic()
     mover.start()
     asyncio.run(watchers._watch(port, token, f"/challenges/leaky-mask/attempts/{attempt_id}/panel", "conditional",

@@ -10,13 +10,20 @@ written into them by hand.
 - llama2c: llama2.c's model.py on the interface (freqs_cos/freqs_sin over float pairs, SDPA with is_causal
   for the full forward and its mask buffer through the cache, a float32 RMSNorm, tied embeddings, the loss
   over targets.view(-1), generate under inference_mode).
+
+and one train.py, graded with the template's model.py and data.py:
+
+- train_nanogpt: nanoGPT's get_lr ((it + 1) / (warmup_iters + 1) warmup, from min_lr; decay_ratio and
+  coeff cosine), a micro-step loop summing token losses over the step's target tokens (zero_grad after the
+  step), and estimate_loss as evaluate.
 """
 
 from __future__ import annotations
 
-from llama_variants import Variant, m
+from llama_variants import Variant, m, t
 
 CORRECT_SHAPES = [Variant(name, [], shape=name) for name in ("meta_complex", "neox_halfsplit", "heads_loop", "llama2c")]
+CORRECT_TRAIN_SHAPES = [Variant(name, [], train_shape=name) for name in ("train_nanogpt",)]
 CACHE_TESTS = ["generation.cache-matches-full-forward", "generation.cache-chunk-after-prefix"]
 
 # Meta's own cache, unadapted: it assumes it holds positions 0 .. start_pos - 1. Decoding agrees with the
@@ -66,6 +73,40 @@ OTHER_SHAPE_BUGS = [
     Variant("48-rmsnorm-gain-zero@meta_complex", [m(
         "self.weight = nn.Parameter(torch.ones(dim))", "self.weight = nn.Parameter(torch.zeros(dim))")],
             ["general.rmsnorm"], shape="meta_complex"),
+    # keys and values repeated for the query heads before they are cached: the cache holds n_local_heads
+    Variant("41-cache-after-repeat-kv@llama2c", [
+        m("""        # grouped multiquery attention: expand out keys and values
+        xk = repeat_kv(xk, self.n_rep)  # (bs, cached + seqlen, n_local_heads, head_dim)
+        xv = repeat_kv(xv, self.n_rep)  # (bs, cached + seqlen, n_local_heads, head_dim)
+
+""", ""),
+        m("""        # the cache: this call's keys and values after the cached ones
+""", """        # grouped multiquery attention: expand out keys and values
+        xk = repeat_kv(xk, self.n_rep)  # (bs, seqlen, n_local_heads, head_dim)
+        xv = repeat_kv(xv, self.n_rep)  # (bs, seqlen, n_local_heads, head_dim)
+
+        # the cache: this call's keys and values after the cached ones
+""")], ["generation.cache-kv-heads"], shape="llama2c"),
+    # Meta's preallocated cache sized for n_heads, written with keys and values already repeated
+    Variant("41-cache-after-repeat-kv@meta_complex", [
+        m("shape = (batch_size, args.max_seq_len, args.n_kv_heads, head_dim)",
+          "shape = (batch_size, args.max_seq_len, args.n_heads, head_dim)"),
+        m("""        xq, xk = apply_rotary_emb(xq, xk, freqs_cis=freqs_cis)
+""", """        xq, xk = apply_rotary_emb(xq, xk, freqs_cis=freqs_cis)
+        xk, xv = repeat_kv(xk, self.n_rep), repeat_kv(xv, self.n_rep)  # (bs, seqlen, n_local_heads, head_dim)
+"""),
+        m("""        keys = repeat_kv(keys, self.n_rep)  # (bs, cache_len + seqlen, n_local_heads, head_dim)
+        values = repeat_kv(values, self.n_rep)
+""", "")], ["generation.cache-kv-heads"], shape="meta_complex"),
+    # nanoGPT's accumulation: each micro-batch's mean loss divided by the number of micro-batches
+    Variant("52-accumulation-mean-of-means@train_nanogpt", [
+        t("""ignore_index=-1, reduction="sum")
+        loss = loss / tokens_per_step""", """ignore_index=-1)
+        loss = loss / len(micro_batches)""")], ["training.accumulation-token-mean"], train_shape="train_nanogpt"),
+    # one step too many in the decay: decay_ratio never reaches 1, so lr at max_steps is above min_lr
+    Variant("53-cosine-never-reaches-min-lr@train_nanogpt", [
+        t("/ (lr_decay_iters - warmup_iters)", "/ (lr_decay_iters - warmup_iters + 1)")],
+            ["training.lr-schedule"], train_shape="train_nanogpt"),
 ]
 
 # llama2.c as published calls its blocks' submodules through .forward, which runs no module hooks (the
@@ -78,3 +119,11 @@ LLAMA2C_AS_PUBLISHED = Variant("llama2c-as-published", [
     m("            loss = F.cross_entropy(", "            loss = self.last_loss = F.cross_entropy("),
 ], ["general.mlp-nonlinear", "general.swiglu-gate", "training.step-gradients", "training.gradients-reset"],
     shape="llama2c")
+
+# nanoGPT's warmup rises from 0: at step 0 of the schedule check (warmup_steps=10, max_lr=1e-3, min_lr=1e-4)
+# it gives 1e-3 / 11, below min_lr, and the check holds every step to min_lr, warmup included. (The
+# template's warmup, max_lr * (step + 1) / warmup_steps, starts at exactly min_lr for that schedule.)
+NANOGPT_WARMUP_AS_PUBLISHED = Variant("train_nanogpt-warmup-as-published", [
+    t("return min_lr + (learning_rate - min_lr) * (it + 1) / (warmup_iters + 1)",
+      "return learning_rate * (it + 1) / (warmup_iters + 1)"),
+], ["training.lr-schedule"], train_shape="train_nanogpt")

@@ -1,5 +1,5 @@
-"""llama-v1 model files for tests: the template, and other shapes (fixtures/llama_shapes/), rewritten by
-exact-text edits, with the tests that must catch each edit."""
+"""llama-v1 submissions for tests: the template, and other shapes of model.py or train.py
+(fixtures/llama_shapes/), rewritten by exact-text edits, with the tests that must catch each edit."""
 
 from __future__ import annotations
 
@@ -16,9 +16,15 @@ def template_files() -> dict[str, str]:
     return {name: (TEMPLATE_DIR / name).read_text() for name in FILES}
 
 
-def shape_files(shape: str) -> dict[str, str]:
-    """fixtures/llama_shapes/<shape>.py as model.py, with the template's data.py and train.py."""
-    return {**template_files(), "model.py": (SHAPES / f"{shape}.py").read_text()}
+def shape_files(shape: str = "", train_shape: str = "") -> dict[str, str]:
+    """The template's files, with fixtures/llama_shapes/<shape>.py as model.py and
+    fixtures/llama_shapes/<train_shape>.py as train.py where given."""
+    out = template_files()
+    if shape:
+        out["model.py"] = (SHAPES / f"{shape}.py").read_text()
+    if train_shape:
+        out["train.py"] = (SHAPES / f"{train_shape}.py").read_text()
+    return out
 
 
 @dataclass(frozen=True)
@@ -27,9 +33,10 @@ class Variant:
     edits: list[tuple[str, str, str]]  # (file, old, new)
     detected_by: list[str] = field(default_factory=list)
     shape: str = ""  # a file of fixtures/llama_shapes instead of the template's model.py
+    train_shape: str = ""  # a file of fixtures/llama_shapes instead of the template's train.py
 
     def files(self) -> dict[str, str]:
-        out = shape_files(self.shape) if self.shape else template_files()
+        out = shape_files(self.shape, self.train_shape)
         for file, old, new in self.edits:
             assert out[file].count(old) == 1, f"{self.name}: edit does not apply to {file}: {old!r}"
             out[file] = out[file].replace(old, new)

@@ -13,7 +13,7 @@ written into them by hand.
 
 and one train.py, graded with the template's model.py and data.py:
 
-- train_nanogpt: nanoGPT's get_lr ((it + 1) / (warmup_iters + 1) warmup, from min_lr; decay_ratio and
+- train_nanogpt: nanoGPT's get_lr (a (it + 1) / (warmup_iters + 1) warmup from below min_lr; decay_ratio and
   coeff cosine), a micro-step loop summing token losses over the step's target tokens (zero_grad after the
   step), and estimate_loss as evaluate.
 """
@@ -107,6 +107,10 @@ OTHER_SHAPE_BUGS = [
     Variant("53-cosine-never-reaches-min-lr@train_nanogpt", [
         t("/ (lr_decay_iters - warmup_iters)", "/ (lr_decay_iters - warmup_iters + 1)")],
             ["training.lr-schedule"], train_shape="train_nanogpt"),
+    # the warmup's + 1 dropped: step 0 gets a learning rate of 0 and learns nothing
+    Variant("53-warmup-zero-at-step-0@train_nanogpt", [
+        t("learning_rate * (it + 1) / (warmup_iters + 1)", "learning_rate * it / warmup_iters")],
+            ["training.lr-schedule"], train_shape="train_nanogpt"),
 ]
 
 # llama2.c as published calls its blocks' submodules through .forward, which runs no module hooks (the
@@ -119,11 +123,3 @@ LLAMA2C_AS_PUBLISHED = Variant("llama2c-as-published", [
     m("            loss = F.cross_entropy(", "            loss = self.last_loss = F.cross_entropy("),
 ], ["general.mlp-nonlinear", "general.swiglu-gate", "training.step-gradients", "training.gradients-reset"],
     shape="llama2c")
-
-# nanoGPT's warmup rises from 0: at step 0 of the schedule check (warmup_steps=10, max_lr=1e-3, min_lr=1e-4)
-# it gives 1e-3 / 11, below min_lr, and the check holds every step to min_lr, warmup included. (The
-# template's warmup, max_lr * (step + 1) / warmup_steps, starts at exactly min_lr for that schedule.)
-NANOGPT_WARMUP_AS_PUBLISHED = Variant("train_nanogpt-warmup-as-published", [
-    t("return min_lr + (learning_rate - min_lr) * (it + 1) / (warmup_iters + 1)",
-      "return learning_rate * (it + 1) / (warmup_iters + 1)"),
-], ["training.lr-schedule"], train_shape="train_nanogpt")

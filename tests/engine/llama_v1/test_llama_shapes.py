@@ -8,7 +8,6 @@ from llama_shapes import (
     CORRECT_SHAPES,
     CORRECT_TRAIN_SHAPES,
     META_CACHE_FROM_ZERO,
-    NANOGPT_WARMUP_AS_PUBLISHED,
     OTHER_SHAPE_BUGS,
 )
 from llama_variants import probes_for
@@ -55,16 +54,6 @@ def test_row_written_into_another_shape_is_caught(bug, llama_measure, llama_refe
     assert result["error"] is None
     found = statuses(result, llama_reference)
     assert {t: found[t] for t in bug.detected_by if found[t][0] != FAILED} == {}
-
-
-@pytest.mark.xfail(strict=True, reason="training.lr-schedule holds warmup steps to min_lr: nanoGPT's warmup, "
-                   "max_lr * (step + 1) / (warmup_steps + 1), fails it at step 0")
-def test_nanogpt_warmup_as_published_passes_the_schedule_check(llama_measure, llama_reference):
-    bug = NANOGPT_WARMUP_AS_PUBLISHED
-    result = llama_measure(bug.files(), probes=probes_for(bug.detected_by))
-    assert result["error"] is None
-    found = statuses(result, llama_reference)
-    assert {t: found[t] for t in bug.detected_by if found[t][0] != PASSED} == {}
 
 
 def test_other_shapes_cover_every_llama_kind_of_the_builtins():

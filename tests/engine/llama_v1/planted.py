@@ -10,15 +10,25 @@ CACHE_WRITE = "        self.keys[layer], self.values[layer] = k, v\n"
 CACHE_UPDATE = ("            k, v = cache.update(self.layer_id, k, v)  # (B, n_kv, S, hd): cached positions, "
                 "then these\n")
 CACHE_IF = "        if cache is not None:\n" + CACHE_UPDATE
-REPEAT = "        k, v = repeat_kv(k, self.n_rep), repeat_kv(v, self.n_rep)  # (B, nh, S, hd)\n"
+GQA = "        # grouped queries: each key/value head serves n_heads // n_kv_heads consecutive query heads\n"
 V_LINE = "        v = self.wv(x).view(B, T, self.n_kv_heads, self.head_dim).transpose(1, 2)"
 ROPE_BODY = """    pairs = torch.view_as_complex(x.reshape(*x.shape[:-1], -1, 2))  # (B, T, nh, hd/2)
     return torch.view_as_real(pairs * rot.to(pairs.dtype)[:, None, :]).flatten(-2)  # (B, T, nh, hd)
 """
 RMS = "        return x * torch.rsqrt(x.pow(2).mean(dim=-1, keepdim=True) + self.eps) * self.weight\n"
 SWIGLU = "        return self.dropout(self.w2(F.silu(self.w1(x)) * self.w3(x)))\n"
-SDPA_MASK = "attn_mask=mask,\n"
+SDPA_MASK = "attn_mask=mask, enable_gqa=True,\n"
 CACHE_TESTS = ["generation.cache-matches-full-forward", "generation.cache-chunk-after-prefix"]
+
+# one key/value head per query head before the cache: it then holds n_heads of them
+REPEAT_BEFORE_CACHE = """        k = k.repeat_interleave(self.n_heads // self.n_kv_heads, dim=1)
+        v = v.repeat_interleave(self.n_heads // self.n_kv_heads, dim=1)
+"""
+# every key/value head copied for its query heads, but the copy axis put after the sequence axis
+REPEAT_ALONG_TIME = """        n_rep = self.n_heads // self.n_kv_heads
+        k = k[:, :, :, None, :].expand(B, self.n_kv_heads, S, n_rep, self.head_dim).reshape(B, self.n_heads, S, -1)
+        v = v[:, :, :, None, :].expand(B, self.n_kv_heads, S, n_rep, self.head_dim).reshape(B, self.n_heads, S, -1)
+"""
 
 # half-split rotate_half with the angles laid out pair by pair (interleaved): not a rotation
 MIXED_PAIRS = """    cos = rot.real.repeat_interleave(2, dim=-1)[:, None, :].to(x.dtype)
@@ -30,13 +40,10 @@ MIXED_PAIRS = """    cos = rot.real.repeat_interleave(2, dim=-1)[:, None, :].to(
 PLANTED = [
     Variant("38-rope-ignores-offset", [m(ROPE_SLICE, ROPE_SLICE.replace("[start_pos : start_pos + T]", "[:T]"))],
             CACHE_TESTS),
-    Variant("39-sdpa-is-causal-in-decode", [m(SDPA_MASK, "is_causal=True,\n")], CACHE_TESTS),
+    Variant("39-sdpa-is-causal-in-decode", [m(SDPA_MASK, "is_causal=True, enable_gqa=True,\n")], CACHE_TESTS),
     Variant("40-cache-never-written", [m(CACHE_WRITE, "")], CACHE_TESTS),
-    Variant("41-cache-after-repeat-kv", [m(CACHE_IF, REPEAT.replace("  # (B, nh, S, hd)", "") + CACHE_IF),
-                                         m(REPEAT, "")], ["generation.cache-kv-heads"]),
-    Variant("42-repeat-kv-along-sequence", [m(
-        "x[:, :, None, :, :].expand(B, n_kv, n_rep, T, hd)", "x[:, :, :, None, :].expand(B, n_kv, T, n_rep, hd)")],
-            ["attention.causal-perturb", *CACHE_TESTS]),
+    Variant("41-cache-after-repeat-kv", [m(CACHE_IF, REPEAT_BEFORE_CACHE + CACHE_IF)], ["generation.cache-kv-heads"]),
+    Variant("42-repeat-kv-along-sequence", [m(GQA, REPEAT_ALONG_TIME)], ["attention.causal-perturb", *CACHE_TESTS]),
     Variant("43-rope-on-values", [m(V_LINE, "        v = apply_rope(self.wv(x).view(B, T, self.n_kv_heads, "
                                            "self.head_dim), rot).transpose(1, 2)")],
             ["positional.shift-invariant"]),
@@ -61,7 +68,8 @@ PLANTED = [
     Variant("49-silu-on-product", [m(SWIGLU, SWIGLU.replace("F.silu(self.w1(x)) * self.w3(x)",
                                                             "F.silu(self.w1(x) * self.w3(x))"))],
             ["general.swiglu-gate"]),
-    Variant("50-scale-by-dim", [m(SDPA_MASK, "attn_mask=mask, scale=C ** -0.5,\n")], ["attention.score-scale"]),
+    Variant("50-scale-by-dim", [m(SDPA_MASK, "attn_mask=mask, enable_gqa=True, scale=C ** -0.5,\n")],
+            ["attention.score-scale"]),
     Variant("51-top-p-drops-crossing-token", [m("sorted_probs.cumsum(dim=-1) - sorted_probs >= top_p",
                                                 "sorted_probs.cumsum(dim=-1) >= top_p")], ["generation.top-p"]),
     Variant("52-accumulation-mean-of-means", [t("share = int((y != -1).sum()) / n_tokens",

@@ -47,14 +47,6 @@ def apply_rope(x, rot):
     return torch.view_as_real(pairs * rot.to(pairs.dtype)[:, None, :]).flatten(-2)  # (B, T, nh, hd)
 
 
-def repeat_kv(x, n_rep):
-    """(B, n_kv, T, hd) -> (B, n_kv * n_rep, T, hd): each key/value head serves n_rep query heads."""
-    B, n_kv, T, hd = x.shape
-    if n_rep == 1:
-        return x
-    return x[:, :, None, :, :].expand(B, n_kv, n_rep, T, hd).reshape(B, n_kv * n_rep, T, hd)
-
-
 class KVCache:
     """Per layer, the rotated keys and the values of the positions seen so far, (B, n_kv, S, hd) each."""
 
@@ -78,7 +70,6 @@ class Attention(nn.Module):
         self.layer_id = layer_id
         self.n_heads = args.n_heads
         self.n_kv_heads = args.n_kv_heads
-        self.n_rep = args.n_heads // args.n_kv_heads
         self.head_dim = args.dim // args.n_heads
         self.dropout = args.dropout
         self.wq = nn.Linear(args.dim, args.n_heads * self.head_dim, bias=False)
@@ -101,8 +92,8 @@ class Attention(nn.Module):
         # query t is key position S - T + t: it sees keys 0 .. S - T + t (the mask's bottom-right corner
         # is the diagonal, whatever the number of cached positions)
         mask = torch.ones(T, S, dtype=torch.bool, device=x.device).tril(diagonal=S - T)
-        k, v = repeat_kv(k, self.n_rep), repeat_kv(v, self.n_rep)  # (B, nh, S, hd)
-        y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask,
+        # grouped queries: each key/value head serves n_heads // n_kv_heads consecutive query heads
+        y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, enable_gqa=True,
                                            dropout_p=self.dropout if self.training else 0.0)  # (B, nh, T, hd)
         y = y.transpose(1, 2).contiguous().view(B, T, C)
         return self.resid_dropout(self.wo(y))

@@ -148,7 +148,8 @@ def _bench(args: argparse.Namespace) -> int:
 
     from app.bench.command import BenchOptions, bench_command
 
-    options = BenchOptions(scenario=args.scenario, repeats=args.repeats, pipeline_count=args.submissions,
+    options = BenchOptions(scenario=args.scenario, llama_scenario=args.llama_scenario, repeats=args.repeats,
+                           pipeline_count=args.submissions,
                            web_seconds=args.web_seconds,
                            data_dir=Path(args.data_dir).resolve() if args.data_dir else None,
                            watchers=args.watchers, watch_seconds=args.watch_seconds)
@@ -240,6 +241,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", help="measure grading latency, throughput and web latency on this machine")
     bench.add_argument("--json", action="store_true")
     bench.add_argument("--scenario", default="leaky-mask", help="built-in scenario whose solution is submitted")
+    bench.add_argument("--llama-scenario", default="norm-and-gate", help="llama-v1 built-in whose grading is "
+                       "timed beside a gpt-v1 one of the same model size")
     bench.add_argument("--repeats", type=int, default=3, help="timed runs of each harness run and grading "
                        "(their median is the figure)")
     bench.add_argument("--submissions", type=int, default=10, help="sequential submissions for the percentiles")

@@ -45,6 +45,7 @@ BATCH_EMAILS = "bench-batch-{n}@example.com"
 @dataclass(frozen=True)
 class BenchOptions:
     scenario: str = "leaky-mask"
+    llama_scenario: str = grading_times.LLAMA_SCENARIO  # the llama-v1 built-in graded beside a gpt-v1 one
     repeats: int = 3  # bare and sandboxed harness runs, gradings and checks
     pipeline_count: int = 10
     pause_seconds: float = 3.0  # between sequential submissions: a person reads the verdict first
@@ -81,9 +82,9 @@ def run_bench(options: BenchOptions, *, say: Callable[[str], None]) -> BenchRepo
     say(f"harness runs of {options.scenario}'s solution: plain subprocess and cold sandbox, {options.repeats} each")
     paired = harness_times.bare_and_sandbox(options.scenario, repeats=options.repeats)
     details.update(bare_samples_s=_rounded(paired.plain), sandbox_samples_s=_rounded(paired.sandboxed))
-    say(f"gradings: {grading_times.GPT_SCENARIO} (gpt-v1) and {grading_times.LLAMA_SCENARIO} (llama-v1) "
+    say(f"gradings: {grading_times.GPT_SCENARIO} (gpt-v1) and {options.llama_scenario} (llama-v1) "
         f"solutions, and `dojo check` on the llama-v1 one, {options.repeats} each")
-    gradings = grading_times.grading_times(repeats=options.repeats, say=say)
+    gradings = grading_times.grading_times(repeats=options.repeats, say=say, llama_scenario=options.llama_scenario)
     details.update(gradings.details())
 
     data = options.data_dir or work / "server"
@@ -169,7 +170,7 @@ def run_gradings_only(options: BenchOptions, *, say: Callable[[str], None]) -> B
     work = Path(tempfile.mkdtemp(prefix="dojo-bench-gradings-"))
     os.environ["DOJO_DATA_DIR"] = str(work / "harness")  # as run_bench: the install's caches stay untouched
     details: dict[str, object] = {"cpus": os.cpu_count(), "load_before": _load()}
-    gradings = grading_times.grading_times(repeats=options.repeats, say=say)
+    gradings = grading_times.grading_times(repeats=options.repeats, say=say, llama_scenario=options.llama_scenario)
     details.update(gradings.details(), load_after=_load(), work_dir=str(work))
     return BenchReport(figures=gradings.figures(), watchers=WatchersFigure(None, {}, 0.0, {}), details=details,
                        measured_at=measured_now())

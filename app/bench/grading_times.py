@@ -24,7 +24,8 @@ from app.engine.builtin import find_builtin
 from app.engine.harness_run import run_harness
 from app.engine.package import ScenarioPackage
 from app.engine.validator import ValidationReport, reference_only_report
-from app.grading.check_dir import check_directory, plan_check, store_solution_measurements
+from app.grading import reference as reference_cache
+from app.grading.check_dir import check_directory, plan_check
 from app.grading.grader import grade_files
 from app.sandbox.job import Runner
 
@@ -104,7 +105,7 @@ def grading_times(*, repeats: int, say: Callable[[str], None], gpt_scenario: str
     check_pkg = plan_check(str(directory)).package
     check_ref = llama_ref if check_pkg.slug == llama_pkg.slug else _reference(check_pkg, runner)
     assert check_ref.reference is not None
-    store_solution_measurements(check_pkg, check_ref.reference)
+    reference_cache.store_solution(check_pkg, check_ref.reference)
     times = GradingTimes(gpt_scenario, llama_scenario, [], [], [])
     for n in range(1, repeats + 1):
         say(f"round {n} of {repeats}: grading {gpt_scenario}, grading {llama_scenario}, dojo check")

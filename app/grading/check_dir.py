@@ -11,10 +11,8 @@ measurements are kept next to that cache for the next check.
 from __future__ import annotations
 
 import json
-import os
 import re
 import sys
-import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -25,7 +23,6 @@ from app.engine.builtin import builtin_packages, find_builtin
 from app.engine.errors import PackageError
 from app.engine.harness_run import HarnessError, measured, outcome_error, run_harness
 from app.engine.interfaces import FAILED, INTERFACES, NOT_APPLICABLE, PASSED, Interface, Verdict, get_interface
-from app.engine.measurements import Measurements
 from app.engine.package import ScenarioPackage
 from app.grading import reference as reference_cache
 from app.sandbox.job import Runner
@@ -170,34 +167,6 @@ def reference_package(interface: Interface, present: list[str]) -> ScenarioPacka
     return template
 
 
-def _solution_cache(package: ScenarioPackage) -> Path:
-    """Beside the reference cache entry `dojo grade` reads: the solution's measurements alone."""
-    return reference_cache.cache_path(package).with_suffix(".solution.json")
-
-
-def _cached_reference(package: ScenarioPackage) -> Measurements | None:
-    report = reference_cache.load_cached(package)
-    if report is not None and report.reference is not None:
-        return report.reference
-    try:
-        return Measurements.from_json(json.loads(_solution_cache(package).read_text(encoding="utf-8")))
-    except (OSError, ValueError, TypeError):
-        return None
-
-
-def store_solution_measurements(package: ScenarioPackage, measurements: Measurements) -> None:
-    """Keep the solution's measurements where the next check reads them (written atomically)."""
-    path = _solution_cache(package)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".ref-")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(measurements.to_json(), fh)
-        os.replace(tmp, path)
-    except OSError:
-        pass  # a cache that cannot be written costs the next check one more run, nothing else
-
-
 @dataclass(frozen=True)
 class CheckPlan:
     """What a check will run, worked out before the sandbox is touched (bad input fails here)."""
@@ -230,7 +199,7 @@ def check_directory(directory: str, *, runner: Runner, interface_name: str | Non
     package, interface, judged = plan.package, plan.interface, list(plan.files)
     report = CheckReport(directory=directory, interface=interface.name, detected=plan.detected,
                          reference=package.slug, files=judged, borrowed=plan.borrowed, ignored=plan.ignored)
-    ref = _cached_reference(package)
+    ref = reference_cache.load_solution(package)
     with ThreadPoolExecutor(max_workers=2) as pool:
         candidate_run = pool.submit(run_harness, package=replace(package, files=tuple(judged)), files=plan.files,
                                     runner=runner)
@@ -242,7 +211,7 @@ def check_directory(directory: str, *, runner: Runner, interface_name: str | Non
             ref = measured(solution)
             if ref is None:
                 raise PackageError(f"the reference solution of {package.slug} did not run: {outcome_error(solution)}")
-            store_solution_measurements(package, ref)
+            reference_cache.store_solution(package, ref)
     report.error = outcome_error(outcome)
     measurements = measured(outcome)
     if report.error is None and measurements is not None and ref is not None:

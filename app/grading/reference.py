@@ -8,11 +8,12 @@ import os
 import tempfile
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from app.core.settings import get_settings, live_settings
 from app.engine.interfaces import get_interface
+from app.engine.measurements import Measurements
 from app.engine.package import ScenarioPackage
 from app.engine.validator import ValidationReport, validate_package
 from app.sandbox.job import Runner
@@ -38,12 +39,39 @@ def load_cached(package: ScenarioPackage) -> ValidationReport | None:
 
 
 def store(package: ScenarioPackage, report: ValidationReport) -> None:
+    _write_atomically(cache_path(package), report.to_dict())
+
+
+def solution_path(package: ScenarioPackage) -> Path:
+    """Beside the cache entry: the solution's measurements alone, for readers that need no matrix
+    (`dojo check`)."""
+    return cache_path(package).with_suffix(".solution.json")
+
+
+def load_solution(package: ScenarioPackage) -> Measurements | None:
+    """The solution's measurements: from the full cached report, else from the solution-only entry."""
+    report = load_cached(package)
+    if report is not None and report.reference is not None:
+        return report.reference
+    try:
+        return Measurements.from_json(json.loads(solution_path(package).read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def store_solution(package: ScenarioPackage, measurements: Measurements) -> None:
+    """Keep the solution's measurements where load_solution reads them. A cache that cannot be written
+    costs the next reader one more run, nothing else."""
+    with suppress(OSError):
+        _write_atomically(solution_path(package), measurements.to_json())
+
+
+def _write_atomically(path: Path, document: object) -> None:
     """Write atomically so a concurrent reader never sees half a file."""
-    path = cache_path(package)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".ref-")
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(report.to_dict(), fh)
+        json.dump(document, fh)
     os.replace(tmp, path)
 
 

@@ -12,7 +12,7 @@ from app.engine.interfaces import Interface
 SCRATCH_MAIN = Path(__file__).resolve().parent / "scratch_harness" / "main.py"
 SCHEMA = "dojo.scratch/1"
 FILE_NAME = "scratch.py"
-STARTER = '''\\
+STARTER = '''\
 # scratch.py: your experiments, run against your current files with "Run scratch".
 # Never graded. model.py and data.py import as usual; the training corpus is corpus.txt in the
 # working directory. A few seconds of CPU; print what you want to see.

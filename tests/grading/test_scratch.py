@@ -26,6 +26,11 @@ def sandbox(tmp_path: Path) -> BwrapRunner:
     return BwrapRunner(workspace_parent=tmp_path)
 
 
+def test_starter_opens_with_its_comment() -> None:
+    """The first line a candidate sees in scratch.py is the comment that says what it is for."""
+    assert STARTER.splitlines()[0].startswith("# scratch.py: your experiments")
+
+
 def test_starter_scratch_prints_a_batch_from_the_candidates_get_batch(leaky, sandbox) -> None:
     report = run_scratch(package=leaky, files={"scratch.py": STARTER}, runner=sandbox, limits=QUICK)
     assert report.status == "passed" and report.error is None and report.scratch is not None

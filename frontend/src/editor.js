@@ -28,11 +28,25 @@
  *     onSubmit()      Ctrl/Cmd+Shift+Enter
  *     onSave()        Ctrl/Cmd+S (the browser's save dialog is suppressed)
  *     onPaste(text)   after text was pasted or dropped in, with that text
+ *     lineWrapping  false: long lines wrap instead of scrolling sideways
+ *     onChanges(changes, userEvent, cursorLine)  after each transaction that changed the text:
+ *                 changes is the CodeMirror ChangeSet as JSON (ChangeSet.toJSON(), apply it with
+ *                 DojoEditor.applyChanges), userEvent the transaction's kind ("input.type",
+ *                 "input.paste", "delete.backward", "undo", ... or "" for setValue), cursorLine the
+ *                 1-based line of the main cursor afterwards (for recording keystrokes and following)
+ *     onCursor(line)  when the main cursor moves to another line without a change of the text
+ *     onUserSelect()  when the user (mouse or keys) moves the cursor or selection, e.g. to stop following
  *   A key is bound only when its hook is given.
  *
  *   editor: getValue() -> text; setValue(text) (undoable, calls onChange); focus();
  *           setTheme("light"|"dark"); setReadOnly(bool); goToLine(line) (1-based: select the line,
  *           scroll to it, focus); destroy() (fromTextarea: shows the textarea again); view (EditorView)
+ *           setLineWrapping(bool); applyChanges(changes) (a ChangeSet's JSON from onChanges: false and
+ *           nothing changed when it does not fit the text, not undoable, calls onChange);
+ *           revealLine(line) (scroll a line into view without moving focus or the selection);
+ *           markLine(line | null) (highlight one line, e.g. another person's cursor line)
+ *   DojoEditor.applyChanges(text, changes) -> the text after a ChangeSet's JSON (a RangeError when it
+ *           does not fit), for replaying a recording without an editor
  *
  * Keyboard: Tab and Shift+Tab indent by 4 spaces; Escape then Tab (or Shift+Tab) leaves the editor,
  * so keyboard users are never trapped. Ctrl/Cmd+F opens the search panel, Ctrl/Cmd+Z undoes (each
@@ -42,10 +56,12 @@ import { closeBrackets, closeBracketsKeymap } from "@codemirror/autocomplete";
 import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
 import { bracketMatching, indentOnInput, indentUnit } from "@codemirror/language";
 import { highlightSelectionMatches, search, searchKeymap } from "@codemirror/search";
-import { Compartment, EditorSelection, EditorState, Prec } from "@codemirror/state";
 import {
-  drawSelection, EditorView, highlightActiveLine, highlightActiveLineGutter, highlightSpecialChars, keymap,
-  lineNumbers,
+  ChangeSet, Compartment, EditorSelection, EditorState, Prec, StateEffect, StateField, Text, Transaction,
+} from "@codemirror/state";
+import {
+  Decoration, drawSelection, EditorView, highlightActiveLine, highlightActiveLineGutter, highlightSpecialChars,
+  keymap, lineNumbers,
 } from "@codemirror/view";
 
 import { languageExtension, languageForFile } from "./languages.js";
@@ -101,6 +117,83 @@ function multiLineTyping() {
   });
 }
 
+/** The 1-based line of the main cursor. */
+function cursorLineOf(state) {
+  return state.doc.lineAt(state.selection.main.head).number;
+}
+
+/** The kind of change a transaction is ("input.type", "input.paste", "undo", ...), "" when none was given. */
+function userEventOf(tr) {
+  return tr.annotation(Transaction.userEvent) || "";
+}
+
+/** Tell onChanges about each transaction's change set, onCursor about cursor-line moves, onUserSelect about
+ * the user's selections. */
+function recordingListener(options) {
+  let lastLine = null;
+  return EditorView.updateListener.of((update) => {
+    if (typeof options.onUserSelect === "function"
+        && update.transactions.some((tr) => tr.isUserEvent("select") && !tr.docChanged)) {
+      options.onUserSelect();
+    }
+    const line = cursorLineOf(update.state);
+    if (typeof options.onChanges === "function") {
+      for (const tr of update.transactions) {
+        if (!tr.docChanged) continue;
+        options.onChanges(tr.changes.toJSON(), userEventOf(tr), tr.state.doc.lineAt(tr.state.selection.main.head).number);
+      }
+    }
+    if (typeof options.onCursor === "function" && !update.docChanged && update.selectionSet && line !== lastLine) {
+      options.onCursor(line);
+    }
+    lastLine = line;
+  });
+}
+
+/** One highlighted line (markLine): another person's cursor line in a follow view. */
+const setMarkedLine = StateEffect.define();
+const markedLineDecoration = Decoration.line({ class: "cm-dojo-marked-line" });
+const markedLine = StateField.define({
+  create: () => Decoration.none,
+  update(marks, tr) {
+    let next = marks.map(tr.changes);
+    for (const effect of tr.effects) {
+      if (!effect.is(setMarkedLine)) continue;
+      const number = effect.value;
+      if (number === null || tr.state.doc.lines < 1) {
+        next = Decoration.none;
+      } else {
+        const line = tr.state.doc.line(Math.min(Math.max(1, Math.floor(number)), tr.state.doc.lines));
+        next = Decoration.set([markedLineDecoration.range(line.from)]);
+      }
+    }
+    return next;
+  },
+  provide: (field) => EditorView.decorations.from(field),
+});
+const markedLineTheme = EditorView.baseTheme({
+  ".cm-dojo-marked-line": { boxShadow: "inset 3px 0 0 #b35900", backgroundColor: "rgba(179, 89, 0, 0.10)" },
+});
+
+function wrapExtension(lineWrapping) {
+  return lineWrapping ? EditorView.lineWrapping : [];
+}
+
+/** A ChangeSet from its JSON, checked against a document length (a RangeError when it does not fit). */
+function changeSetFor(changes, length) {
+  const set = ChangeSet.fromJSON(changes);
+  if (set.length !== length) {
+    throw new RangeError(`the changes are for a text of ${set.length} characters, this one has ${length}`);
+  }
+  return set;
+}
+
+/** The text after applying a ChangeSet's JSON (from onChanges) to it. */
+export function applyChanges(text, changes) {
+  const doc = Text.of(String(text).split("\n"));
+  return changeSetFor(changes, doc.length).apply(doc).toString();
+}
+
 /** Tell the hooks about changes and pastes once per update. */
 function changeListener(options) {
   return EditorView.updateListener.of((update) => {
@@ -134,8 +227,11 @@ function buildState(options, compartments) {
       languageExtension(options.language || languageForFile(fileName)),
       compartments.theme.of(themeExtension(options.theme || "light")),
       compartments.readOnly.of(readOnlyExtension(Boolean(options.readOnly))),
+      compartments.wrap.of(wrapExtension(Boolean(options.lineWrapping))),
+      markedLine, markedLineTheme,
       multiLineTyping(),
       changeListener(options),
+      recordingListener(options),
     ],
   });
 }
@@ -145,7 +241,7 @@ export function create(options) {
   if (!options || !(options.parent instanceof Element)) {
     throw new TypeError("DojoEditor.create: options.parent must be an element");
   }
-  const compartments = { theme: new Compartment(), readOnly: new Compartment() };
+  const compartments = { theme: new Compartment(), readOnly: new Compartment(), wrap: new Compartment() };
   const view = new EditorView({ state: buildState(options, compartments), parent: options.parent });
   return {
     view,
@@ -164,6 +260,26 @@ export function create(options) {
       const line = view.state.doc.line(Math.min(Math.max(1, Math.floor(number)), view.state.doc.lines));
       view.dispatch({ selection: EditorSelection.range(line.from, line.to), scrollIntoView: true });
       view.focus();
+    },
+    setLineWrapping(lineWrapping) {
+      view.dispatch({ effects: compartments.wrap.reconfigure(wrapExtension(Boolean(lineWrapping))) });
+    },
+    applyChanges(changes) {
+      let set;
+      try {
+        set = changeSetFor(changes, view.state.doc.length);
+      } catch (error) {
+        return false;
+      }
+      view.dispatch({ changes: set, annotations: Transaction.addToHistory.of(false) });
+      return true;
+    },
+    revealLine(number) {
+      const line = view.state.doc.line(Math.min(Math.max(1, Math.floor(number)), view.state.doc.lines));
+      view.dispatch({ effects: EditorView.scrollIntoView(line.from, { y: "center" }) });
+    },
+    markLine(number) {
+      view.dispatch({ effects: setMarkedLine.of(number === null || number === undefined ? null : Number(number)) });
     },
     destroy: () => view.destroy(),
   };

@@ -317,3 +317,57 @@ def test_markdown_bundle_edits_a_brief(page: Any, site: str) -> None:
     assert page.evaluate("() => document.getElementById('brief').value").endswith("Fix **both** files.\n- one\n- two")
     found = serious_violations(page)
     assert found == [], describe(found)
+
+
+def test_on_changes_records_change_sets_that_replay_the_text(page: Any) -> None:
+    start = _model_value(page)
+    _focus_end(page)
+    page.keyboard.type("y = 2")
+    page.keyboard.press("Backspace")
+    recorded = page.evaluate("() => window.editorTest.recorded")
+    assert [entry["userEvent"] for entry in recorded][-1] == "delete.backward"
+    assert {entry["userEvent"] for entry in recorded[:-1]} == {"input.type"}
+    assert recorded[-1]["cursorLine"] == MODEL_PY.count("\n") + 1
+    # Replaying the change sets on the starting text gives the editor's text, in the page and without it.
+    replayed = page.evaluate("""(start) => window.editorTest.recorded.reduce(
+        (text, entry) => DojoEditor.applyChanges(text, entry.changes), start)""", start)
+    assert replayed == _model_value(page) == MODEL_PY + "y = "
+    follower = page.evaluate("""(start) => {
+        const other = DojoEditor.create({parent: document.body, doc: start, readOnly: true, label: 'Follower'});
+        const fits = window.editorTest.recorded.map((entry) => other.applyChanges(entry.changes));
+        const misfit = other.applyChanges(window.editorTest.recorded[0].changes);
+        return {fits, misfit, text: other.getValue()}; }""", start)
+    assert all(follower["fits"]) and follower["misfit"] is False
+    assert follower["text"] == MODEL_PY + "y = "
+    message = page.evaluate("() => { try { DojoEditor.applyChanges('ab', [5, [0, 'x']]); }"
+                            " catch (error) { return error.message; } }")
+    assert "5 characters" in message
+
+
+def test_line_wrapping_option_and_toggle(page: Any) -> None:
+    long_line = "x = " + " + ".join(["1"] * 200) + "\n"
+    page.evaluate("(text) => window.editorTest.model.setValue(text)", long_line)
+    wrapping = "() => document.querySelector('#model + .dojo-editor .cm-content').classList.contains('cm-lineWrapping')"
+    assert page.evaluate(wrapping) is False
+    page.evaluate("() => window.editorTest.model.setLineWrapping(true)")
+    assert page.evaluate(wrapping) is True
+    assert page.evaluate("() => document.querySelector('#model + .dojo-editor .cm-scroller').scrollWidth"
+                         " <= document.querySelector('#model + .dojo-editor .cm-scroller').clientWidth")
+    page.evaluate("() => window.editorTest.model.setLineWrapping(false)")
+    assert page.evaluate(wrapping) is False
+    made = page.evaluate("""() => { const e = DojoEditor.create({parent: document.body, doc: 'a', lineWrapping: true,
+        label: 'Wrapped'}); return e.view.contentDOM.classList.contains('cm-lineWrapping'); }""")
+    assert made is True
+
+
+def test_mark_line_and_reveal_line_leave_focus_and_selection(page: Any) -> None:
+    page.evaluate("() => window.editorTest.data.markLine(2)")
+    marked = page.locator("#data-editor .cm-dojo-marked-line")
+    expect(marked).to_have_count(1)
+    expect(marked).to_have_text("    return split")
+    before = page.evaluate("() => window.editorTest.data.view.state.selection.main.head")
+    page.evaluate("() => window.editorTest.data.revealLine(2)")
+    assert page.evaluate("() => window.editorTest.data.view.state.selection.main.head") == before
+    assert page.evaluate("() => window.editorTest.data.view.hasFocus") is False
+    page.evaluate("() => window.editorTest.data.markLine(null)")
+    expect(marked).to_have_count(0)

@@ -5,6 +5,7 @@
 const calls = [];
 const keydowns = [];
 const record = (name) => () => calls.push(name);
+const recorded = []; // onChanges: { changes (ChangeSet JSON), userEvent, cursorLine }
 
 // Whether Ctrl/Cmd+S reached the page with its default (the browser's save dialog) prevented.
 document.addEventListener("keydown", (event) => {
@@ -19,6 +20,7 @@ const model = DojoEditor.fromTextarea(document.getElementById("model"), {
   onSave: record("save"),
   onPaste: (text) => calls.push(`paste:${text}`),
   onChange: () => calls.push("change"),
+  onChanges: (changes, userEvent, cursorLine) => recorded.push({ changes, userEvent, cursorLine }),
 });
 
 const data = DojoEditor.create({
@@ -27,4 +29,4 @@ const data = DojoEditor.create({
   doc: "def get_batch(split):\n    return split\n",
 });
 
-window.editorTest = { calls, keydowns, model, data };
+window.editorTest = { calls, keydowns, model, data, recorded };

@@ -14,9 +14,9 @@ from app.coaching.models import AI_NOTICE
 from app.http.navigation import dashboard_url, safe_next
 from app.http.params import RowIdPath
 from app.http.templating import is_htmx, render
+from app.interviews import access as interview_access
 from app.interviews.models import Interview
 from app.scenarios.models import Scenario
-from app.users.models import Role
 
 router = APIRouter(tags=["pages"], include_in_schema=False)
 
@@ -65,10 +65,12 @@ def challenge_report(request: Request, slug: str, user: CurrentUser, session: Se
 
 @router.get("/coaching/interviews/{interview_id}/report", name="interview_report")
 def interview_report(request: Request, interview_id: RowIdPath, user: CurrentUser, session: SessionDep) -> Response:
-    """The coaching report of one interview: for its candidate, its interviewer and admins."""
+    """The coaching report of one interview: for its candidate, and for whoever may read the interview
+    by the rule every interview page uses (its interviewer and the reviewers it is shared with, while they
+    are interviewers; admins). A demoted interviewer is refused as on those pages."""
     interview = session.get(Interview, interview_id)
     allowed = interview is not None and (
-        user.role == Role.admin.value or user.id in (interview.candidate_id, interview.interviewer_id))
+        interview.candidate_id == user.id or interview_access.can_view(session=session, user=user, interview=interview))
     if interview is None or not allowed:
         raise HTTPException(404, "There is no interview with that id.")
     attempts = report.interview_attempts(session=session, interview_id=interview_id)

@@ -11,10 +11,11 @@ from fastapi.testclient import TestClient
 from sqlalchemy.orm import Session
 from web.support import Account, sign_in
 
+from app.auth.tokens import issue_token
 from app.coaching.models import AI_NOTICE
 from app.core.db import utcnow
 from app.core.security import new_token, token_digest
-from app.interviews.models import Interview
+from app.interviews.models import Interview, InterviewReviewer
 
 from . import factories
 from .conftest import graded
@@ -94,3 +95,45 @@ def test_interview_report_is_for_its_candidate_interviewer_and_admins(
         assert page.status_code == 200 and "1 submit(s)" in page.text
     assert _client(web_app, other_interviewer).get(path).status_code == 404
     assert _client(web_app, make_account("candidate")).get(path).status_code == 404
+
+
+def test_interview_report_follows_the_interview_access_rule_after_a_demotion(
+    web_app: FastAPI, db: Session, make_account: Callable[..., Account]
+) -> None:
+    """A demoted interviewer loses the report of the interviews they created, as every interview page
+    refuses them, whether they come with their session cookie, a bearer token or an htmx request; a
+    reviewer it was shared with reads it while an interviewer."""
+    candidate, interviewer = make_account("candidate"), make_account("interviewer")
+    reviewer = make_account("interviewer")
+    version = factories.builtin_version(db, "leaky-mask")
+    interview = Interview(interviewer_id=interviewer.user.id, candidate_id=candidate.user.id,
+                          candidate_email=candidate.email, scenario_version_id=version.id,
+                          invite_token_hash=token_digest(new_token()), invite_expires_at=utcnow(),
+                          invite_used_at=utcnow())
+    db.add(interview)
+    db.flush()
+    db.add(InterviewReviewer(interview_id=interview.id, user_id=reviewer.user.id))
+    factories.attempt(db, owner=candidate.user, version=version, interview_id=interview.id, notes=SAMPLE,
+                      result=graded("leaky-mask", "mutant:labels-not-shifted").result)
+    token = issue_token(session=db, user=interviewer.user)
+    db.commit()
+    report_path = f"/coaching/interviews/{interview.id}/report"
+    review_path = f"/interviewer/interviews/{interview.id}"
+    cookie = _client(web_app, interviewer)
+    bearer = TestClient(web_app, headers={"Authorization": f"Bearer {token}"})
+    htmx = {"HX-Request": "true"}
+    ways = {"cookie": (cookie, {}), "bearer": (bearer, {}), "htmx": (cookie, htmx)}
+    for way, (client, headers) in ways.items():
+        assert client.get(report_path, headers=headers).status_code == 200, way
+    assert _client(web_app, reviewer).get(report_path).status_code == 200
+
+    interviewer.user.role = "candidate"  # demoted by an admin; the session and the token stay valid
+    reviewer.user.role = "candidate"
+    db.commit()
+    for way, (client, headers) in ways.items():
+        assert client.get(review_path, headers=headers).status_code == 404, way  # the rule every page uses
+        refused = client.get(report_path, headers=headers)
+        assert refused.status_code == 404, (way, refused.status_code)
+        assert "1 submit(s)" not in refused.text
+    assert _client(web_app, reviewer).get(report_path).status_code == 404
+    assert _client(web_app, candidate).get(report_path).status_code == 200  # its candidate still reads it

@@ -50,6 +50,9 @@ class Settings(BaseSettings):
     login_attempts_per_account: int = 5
     login_failures_per_account_everywhere: int = 50
     login_window_seconds: int = 300
+    # Invite links that do not exist, tried from one client address within login_window_seconds; past
+    # this the address's invite-link requests answer 429 (app/web/limits.py).
+    invite_token_failures_per_ip: int = 20
     # `limits` storage URI for the counters: empty = memory:// (one process), or redis://...;
     # with a Redis BROKER_URL and this empty, the broker's Redis is used so web processes share them.
     rate_limit_storage_url: str = ""
@@ -60,6 +63,14 @@ class Settings(BaseSettings):
     draft_snapshot_interval_seconds: int = 15
     draft_snapshots_per_user: int = 400
     draft_snapshot_bytes_per_user: int = 16 * 1024 * 1024
+    # Keystroke recording of interviews (app/interviews/live/recording.py): the editor's change sets, at
+    # most this many bytes per interview and per user; a batch past either is refused whole (nothing
+    # of it is written) and playback goes on from the draft snapshots.
+    keystroke_bytes_per_interview: int = 4 * 1024 * 1024
+    keystroke_bytes_per_user: int = 32 * 1024 * 1024
+    # Where web processes tell each other about a live interview's new events (follow mode): a
+    # redis:// URL; empty = the broker's Redis when BROKER_URL is one, else within this process only.
+    live_redis_url: str = ""
     worker_concurrency: int = 0  # 0 = one per CPU core
     heartbeat_seconds: float = 5.0
     stale_after_seconds: float = 60.0
@@ -138,6 +149,12 @@ class Settings(BaseSettings):
         if self.broker_url.startswith(("redis://", "rediss://")):
             return self.broker_url
         return "memory://"
+
+    def live_pubsub_url(self) -> str:
+        """The Redis that carries live interview events between web processes, or "" (one process)."""
+        if self.live_redis_url:
+            return self.live_redis_url
+        return self.broker_url if self.broker_url.startswith(("redis://", "rediss://")) else ""
 
     @model_validator(mode="after")
     def _fill_defaults(self) -> Settings:

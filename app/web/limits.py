@@ -1,15 +1,29 @@
-"""Refuse oversized or unreadable request bodies with a clear 413/422 instead of storing or truncating them."""
+"""Refuse oversized or unreadable request bodies with a clear 413/422 instead of storing or truncating them,
+and count wrong invite tokens per client address (429 once too many)."""
 
 from __future__ import annotations
 
 import json
+import logging
+import math
+import re
+import time
 
 from fastapi import HTTPException, Request
+from limits import RateLimitItemPerSecond
+from limits.storage import Storage
+from limits.strategies import MovingWindowRateLimiter
+from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
+from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.auth.csrf import FORM_TYPES, SAFE_METHODS
-from app.core.settings import get_settings
+from app.auth.csrf import FORM_TYPES, SAFE_METHODS, is_api_path
+from app.auth.rate_limit import make_storage
+from app.core.settings import Settings, get_settings
+from app.web.errors import error_page
+
+log = logging.getLogger(__name__)
 
 # A whole form may hold a few fields at the limit (4 bytes per character in the worst case).
 FORM_BODY_FACTOR = 16
@@ -169,3 +183,86 @@ def _declared_length(headers: dict[bytes, bytes]) -> int:
         return int(headers.get(b"content-length", b"0"))
     except ValueError:
         return 1 << 62
+
+
+# Paths that look an interview up by its invite token: the invite page, its form and the API's redeem.
+# /invite/interviews/{id} (a signed-in candidate's pending invite) carries no token.
+INVITE_TOKEN_PATH = re.compile(r"^/(?:invite/(?!interviews/)|api/invites/)[^/]+/?$")
+INVITE_TOKENS_THROTTLED = ("Too many invite links that do not exist were tried from your address. "
+                           "Wait {minutes} minute(s), then open the link from your invitation email again.")
+
+
+class InviteTokenLimiter:
+    """Wrong invite tokens, counted per client address in a moving window (the sign-in limiter's storage:
+    this process's memory, or Redis shared by every web process).
+
+    Tokens are 256-bit, so guessing is hopeless anyway; the count keeps a client that sprays links from
+    costing a database lookup each, and says so (429) instead of answering 404 forever.
+    """
+
+    NAMESPACE = "dojo-invite"
+
+    def __init__(self, settings: Settings, storage: Storage | None = None) -> None:
+        self.limiter = MovingWindowRateLimiter(storage or make_storage(settings.limits_storage_uri()))
+        self.item = RateLimitItemPerSecond(settings.invite_token_failures_per_ip, settings.login_window_seconds,
+                                           namespace=self.NAMESPACE)
+
+    def wait_seconds(self, ip: str) -> int:
+        """0 while this address may try a token; otherwise the seconds until its window has room again.
+        A storage that is down refuses nobody (logged by the limiter's caller)."""
+        try:
+            if self.limiter.test(self.item, "ip", ip):
+                return 0
+            reset = self.limiter.get_window_stats(self.item, "ip", ip).reset_time
+        except Exception:
+            log.exception("invite limiter storage unavailable; the link is not counted")
+            return 0
+        return max(1, math.ceil(reset - time.time()))
+
+    def failed(self, ip: str) -> None:
+        try:
+            self.limiter.hit(self.item, "ip", ip)
+        except Exception:
+            log.exception("invite limiter storage unavailable; the wrong link is not counted")
+
+
+class InviteTokenLimitMiddleware:
+    """Counts the invite-token requests answered 404 (no such token) per client address, and answers 429
+    with Retry-After to that address's invite-token requests once its window is full: the page as the
+    error page, the API as JSON, like every other refusal. A right token from a throttled address waits
+    too, as a right password does after too many wrong ones."""
+
+    def __init__(self, app: ASGIApp, *, limiter: InviteTokenLimiter) -> None:
+        self.app = app
+        self.limiter = limiter
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not INVITE_TOKEN_PATH.match(scope["path"]):
+            await self.app(scope, receive, send)
+            return
+        client = scope.get("client")
+        ip = client[0] if client else "unknown"
+        wait = await run_in_threadpool(self.limiter.wait_seconds, ip)
+        if wait:
+            await self._refuse(scope, receive, send, wait)
+            return
+        status = 0
+
+        async def watching(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+            await send(message)
+
+        await self.app(scope, receive, watching)
+        if status == 404:
+            await run_in_threadpool(self.limiter.failed, ip)
+
+    async def _refuse(self, scope: Scope, receive: Receive, send: Send, wait: int) -> None:
+        message = INVITE_TOKENS_THROTTLED.format(minutes=max(1, math.ceil(wait / 60)))
+        headers = {"Retry-After": str(wait)}
+        if is_api_path(scope["path"]):
+            response: Response = JSONResponse({"detail": message}, status_code=429, headers=headers)
+        else:
+            response = error_page(Request(scope, receive), 429, message, headers)
+        await response(scope, receive, send)

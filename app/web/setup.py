@@ -10,7 +10,13 @@ from app.core.settings import Settings
 from app.ops.middleware import RequestContextMiddleware
 from app.web import errors
 from app.web.hosts import HostGuardMiddleware
-from app.web.limits import FORM_BODY_FACTOR, BodyLimitMiddleware, upload_max_bytes
+from app.web.limits import (
+    FORM_BODY_FACTOR,
+    BodyLimitMiddleware,
+    InviteTokenLimiter,
+    InviteTokenLimitMiddleware,
+    upload_max_bytes,
+)
 
 # Pages load only their own scripts and styles. /docs sets its own policy: this one plus the hash of
 # Swagger UI's inline bootstrap script (app/web/system.py).
@@ -58,6 +64,8 @@ def install(app: FastAPI, settings: Settings) -> None:
                                           file_max_bytes=settings.scenario_zip_max_bytes),
         body_max_bytes=settings.max_request_body_bytes,
     )
+    # One limiter per app, so each test app starts with clean counts (as the login limiter).
+    app.add_middleware(InviteTokenLimitMiddleware, limiter=InviteTokenLimiter(settings))
     app.add_middleware(SecurityHeadersMiddleware)
     app.add_middleware(HostGuardMiddleware, base_url=settings.base_url, allowed_hosts=settings.host_list())
     # Outermost of these: every answer (a refused host too) gets a request id, a log line and a count.

@@ -58,7 +58,8 @@ def create_interview(
 @router.get("/interviews.csv", name="api_interviews_csv")
 def interviews_csv(user: ReviewerUser, session: SessionDep) -> Response:
     """Every interview this user may see, one row each."""
-    rows = summarise(session=session, interviews=access.interviews_for(session=session, interviewer=user))
+    rows = summarise(session=session, interviews=access.interviews_for(session=session, interviewer=user),
+                     viewer=user)
     return Response(export.to_csv(rows), media_type="text/csv; charset=utf-8",
                     headers={"Content-Disposition": 'attachment; filename="interviews.csv"'})
 
@@ -67,7 +68,7 @@ def interviews_csv(user: ReviewerUser, session: SessionDep) -> Response:
 def read_interview(interview_id: RowIdPath, user: ReviewerUser, session: SessionDep) -> InterviewOut:
     """The interview with its attempts, bug verdicts, reviews and integrity signals."""
     interview = access.visible_interview(session=session, user=user, interview_id=interview_id)
-    return interview_view(summarise(session=session, interviews=[interview])[0])
+    return interview_view(summarise(session=session, interviews=[interview], viewer=user)[0])
 
 
 @router.get("/rubric", name="api_rubric", response_model=RubricView)

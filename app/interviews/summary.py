@@ -13,6 +13,7 @@ from app.interviews.reviews import ReviewView, reviews_of
 from app.interviews.signals.detect import signals_for
 from app.interviews.signals.model import Signal
 from app.interviews.state import State
+from app.users.models import User
 
 
 @dataclass
@@ -70,12 +71,13 @@ class InterviewSummary:
         return self.record.interview.created_at
 
 
-def summarise(*, session: Session, interviews: list[Interview]) -> list[InterviewSummary]:
-    """Summaries in the order given (records without diffs or tips: lists need figures, not details)."""
+def summarise(*, session: Session, interviews: list[Interview], viewer: User | None = None) -> list[InterviewSummary]:
+    """Summaries in the order given (records without diffs or tips: lists need figures, not details), with
+    the signals as `viewer` may read them."""
     reviews = reviews_of(session=session, interview_ids=[i.id for i in interviews])
     out = []
     for interview in interviews:
         record = build_record(session=session, interview=interview, with_details=False)
         out.append(InterviewSummary(record=record, reviews=reviews[interview.id],
-                                    signals=signals_for(session=session, record=record)))
+                                    signals=signals_for(session=session, record=record, viewer=viewer)))
     return out

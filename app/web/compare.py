@@ -59,7 +59,8 @@ def compare_version(
         raise InterviewNotFound(f"Challenge version {version_id} not found.")
     interviews = list(session.scalars(access.visible_query(user).where(Interview.scenario_version_id == version_id)
                                       .limit(access.LIST_LIMIT)))
-    rows = sorted(summarise(session=session, interviews=interviews), key=sort_key(sort), reverse=direction == "desc")
+    rows = sorted(summarise(session=session, interviews=interviews, viewer=user), key=sort_key(sort),
+                  reverse=direction == "desc")
     return render(request, "review/compare.html", {
         "version": version, "rows": rows, "sort": sort, "direction": direction, "columns": COLUMNS,
         "decision_labels": DECISION_LABELS,

@@ -81,7 +81,7 @@ def review_context(
     return ReviewPage(
         record=record,
         interview=interview,
-        signals=signals_for(session=session, record=record),
+        signals=signals_for(session=session, record=record, viewer=user),
         reviews=all_reviews,
         my_review=next((r for r in all_reviews if r.reviewer_id == user.id), None),
         rubric=reviews.rubric(session=session),

@@ -6,6 +6,9 @@ fixed shape and capped per workspace: a script cannot fill the database through 
 
 from __future__ import annotations
 
+import hashlib
+import keyword
+import re
 from collections.abc import Mapping
 
 from sqlalchemy import func, select
@@ -18,6 +21,34 @@ from app.workspace.models import WorkspaceEvent
 MAX_EVENTS_PER_WORKSPACE = 2000
 # Pastes shorter than this are ordinary editing (a copied identifier), not worth a record.
 LARGE_PASTE_CHARS = 200
+
+
+# A paste's text is never stored: only fingerprints of its pieces (each line, each comment, each long
+# name), which the "text only the solution has" signal compares with the solution's own pieces.
+MAX_PASTE_TEXT = 200_000
+MAX_PIECES = 4000
+_NAME = re.compile(r"[A-Za-z_]\w{5,}")
+_SPACE = re.compile(r"\s+")
+
+
+def normalise_piece(text: str) -> str:
+    return _SPACE.sub(" ", text).strip()
+
+
+def piece_hash(text: str) -> str:
+    return hashlib.blake2b(normalise_piece(text).encode(), digest_size=6).hexdigest()
+
+
+def paste_pieces(text: str) -> list[str]:
+    """Fingerprints of a pasted text's lines, comments (after '#') and names of six characters or more."""
+    pieces: set[str] = set()
+    for line in text.splitlines():
+        if line.strip():
+            pieces.add(line)
+        if "#" in line:
+            pieces.add(line.split("#", 1)[1].lstrip("#"))
+        pieces.update(n for n in _NAME.findall(line) if not keyword.iskeyword(n))
+    return sorted({piece_hash(p) for p in pieces if normalise_piece(p)})[:MAX_PIECES]
 
 
 class EventRejected(DojoError):
@@ -38,8 +69,16 @@ def clean_detail(ws: Workspace, kind: str, detail: Mapping[str, object]) -> dict
         if not isinstance(name, str) or name not in (*ws.package.editable, "scratch.py"):
             raise EventRejected("A paste event must name one of the workspace's files.")
         chars = _int(detail.get("chars"), 0, 10_000_000)
-        return {"file": name, "chars": chars, "lines": _int(detail.get("lines"), 0, 1_000_000)} \
-            if chars >= LARGE_PASTE_CHARS else None
+        if chars < LARGE_PASTE_CHARS:
+            return None
+        text = detail.get("text")
+        if text is not None and not isinstance(text, str):
+            raise EventRejected("A paste event's text must be a string.")
+        kept: dict[str, str | int | float] = {"file": name, "chars": chars,
+                                               "lines": _int(detail.get("lines"), 0, 1_000_000)}
+        if text:
+            kept["pieces"] = " ".join(paste_pieces(text[:MAX_PASTE_TEXT]))
+        return kept
     if kind == "focus_lost":
         return {"seconds": round(float(_int(detail.get("seconds"), 0, 86_400)), 1)}
     raise EventRejected(f"Unknown event kind {kind[:40]!r}: use paste or focus_lost.")

@@ -49,7 +49,7 @@ def test_interviewer_creates_and_candidate_redeems_through_the_api(
     assert view["state"] == "invited" and view["candidate_email"] == email
     assert view["scenario"] == slug and view["version"] == published_version.version
     assert view["attempts"] == [] and view["reviews"] == []
-    assert {s["kind"] for s in view["signals"]} >= {"large_paste", "grader_introspection", "similar_to_solution"}
+    assert {s["kind"] for s in view["signals"]} >= {"large_paste", "grader_introspection", "solution_only_text"}
 
 
 def test_existing_account_redeems_with_its_bearer_token(

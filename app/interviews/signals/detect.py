@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.attempts.models import Attempt, AttemptKind
 from app.interviews.record import InterviewRecord, offset_from
-from app.interviews.signals import similarity
+from app.interviews.signals import similarity, solution_text
 from app.interviews.signals.introspection import scan_file
 from app.interviews.signals.model import Evidence, Signal, clock
+from app.users.models import User
 from app.workspace.models import WorkspaceEvent, scope_for
 
 FOCUS_TOTAL_SECONDS = 120  # time away from the page worth a look
 FOCUS_COUNT = 5
-FAST_SOLVE = timedelta(minutes=5)  # every bug fixed this soon after the start
 
 
 def _events(session: Session, record: InterviewRecord, kind: str) -> list[WorkspaceEvent]:
@@ -65,13 +63,39 @@ def timing_signal(record: InterviewRecord) -> Signal:
                 if k in first]
     if solved is not None:
         evidence.append(Evidence(text=f"every planted bug fixed (attempt {solved.number})", at=solved.offset))
-    raised = solved is not None and solved.offset is not None and solved.offset < FAST_SOLVE
     graded = [e for e in evidence if not e.text.startswith("first scratch")]
     summary = (f"First graded attempt at {clock(graded[0].at)}" if graded else "No run or submission yet.")
     if solved is not None:
         summary += f"; every bug fixed at {clock(solved.offset)}"
-    return Signal(kind="time_to_first_run", title="Time to first run", raised=raised, summary=summary,
-                  evidence=evidence, note="Raised when every bug was fixed within five minutes of the start.")
+    # Speed is a fact, never a flag: a strong candidate is fast, and being fast is no evidence of anything.
+    return Signal(kind="time_to_first_run", title="Time to first run", raised=False, fact=True, summary=summary,
+                  evidence=evidence, note="How fast the candidate worked, shown as it happened.")
+
+
+def solution_text_signal(session: Session, record: InterviewRecord, latest: Attempt | None) -> Signal:
+    """Raised only on text an honest fix cannot produce (app/interviews/signals/solution_text.py)."""
+    tells = solution_text.solution_tells(record.package)
+    start = record.interview.started_at
+    evidence: list[Evidence] = []
+    for event in _events(session, record, "paste"):
+        file = str(event.detail.get("file", ""))
+        found = solution_text.tells_in_paste(tells, file, str(event.detail.get("pieces", "")).split())
+        if solution_text.paste_is_telling(found):
+            kinds = ", ".join(f"{sum(t.kind == k for t in found)} {k}(s)" for k in ("comment", "line", "name")
+                              if any(t.kind == k for t in found))
+            sample = next((t for t in found if t.kind == "comment"), found[0])
+            evidence.append(Evidence(text=f"a paste into {file} carried text only the solution has: {kinds}",
+                                     at=offset_from(start, event.at), file=file, code=sample.text[:160]))
+    comments = solution_text.comments_in_files(tells, {k: str(v) for k, v in latest.files.items()}) if latest else []
+    if len(comments) >= solution_text.SUBMISSION_COMMENTS:
+        evidence += [Evidence(text="the submission holds a comment only the solution has", file=t.file,
+                              code="# " + t.text[:160]) for t in comments[:10]]
+    summary = (f"{len(evidence)} piece(s) of evidence" if evidence
+               else "Nothing in the pastes or the code that only the solution has.")
+    return Signal(kind="solution_only_text", title="Text only the solution has", raised=bool(evidence),
+                  summary=summary, evidence=evidence,
+                  note="A fix typed by hand matches the solution's code but not its comments or its wording; "
+                       "closeness to the solution alone is never a signal.")
 
 
 def introspection_signal(record: InterviewRecord) -> Signal:
@@ -93,15 +117,17 @@ def introspection_signal(record: InterviewRecord) -> Signal:
                   note="Fixing the model never needs these; read the lines before concluding anything.")
 
 
-def signals_for(*, session: Session, record: InterviewRecord) -> list[Signal]:
-    """Every signal of the interview, raised or not, in a fixed order."""
+def signals_for(*, session: Session, record: InterviewRecord, viewer: User | None = None) -> list[Signal]:
+    """Every signal of the interview, raised or not, in a fixed order. `viewer` is who reads them: the
+    comparison with other candidates reads only submissions of interviews they may read (none when no
+    viewer is given)."""
     latest = _latest_code(record)
     return [
         paste_signal(session, record),
         focus_signal(session, record),
         timing_signal(record),
-        similarity.solution_signal(record, latest),
-        similarity.candidates_signal(session, record, latest),
+        solution_text_signal(session, record, latest),
+        similarity.candidates_signal(session, record, latest, viewer),
         introspection_signal(record),
     ]
 

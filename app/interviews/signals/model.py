@@ -23,6 +23,7 @@ class Signal:
     summary: str
     note: str = ""
     evidence: list[Evidence] = field(default_factory=list)
+    fact: bool = False  # shown as what happened, never raised (how fast the candidate worked)
 
 
 def clock(offset: timedelta | None) -> str:

@@ -1,12 +1,10 @@
-"""Similarity of a submission to the scenario's solution and to other candidates' submissions.
+"""Similarity of a submission's own code to other candidates' submissions.
 
-Every candidate starts from the same starter, which differs from the solution only where bugs were
-planted, so whole-file similarity says nothing. What is compared is the change: the fingerprints a
-submission has that the starter does not.
-- Solution: the candidate's change against the solution's change (the fixes). A complete, minimal
-  fix matches closely too, so the note says to read it together with pastes and playback.
-- Other candidates: only the parts of each change that are not the solution's, so two people who
-  both fixed everything correctly do not match each other; identical own code does.
+Every candidate starts from the same starter, and every honest fix moves it towards the solution, so
+neither whole-file similarity nor similarity to the solution says anything (no signal is raised from
+closeness to the solution). What is compared is the part of each change that is neither the starter's
+nor the solution's: two people who both fixed everything correctly do not match each other; identical
+own code does. Only submissions of interviews the reader may read are compared, and only those are named.
 """
 
 from __future__ import annotations
@@ -15,13 +13,14 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.attempts.models import Attempt, AttemptKind
+from app.interviews.access import visible_query
+from app.interviews.models import Interview
 from app.interviews.record import InterviewRecord
 from app.interviews.signals.fingerprints import fingerprints, jaccard
 from app.interviews.signals.model import Evidence, Signal
+from app.users.models import User
 
-SOLUTION_THRESHOLD = 0.9
 CANDIDATE_THRESHOLD = 0.8
-MIN_CHANGE = 3  # fingerprints: below this a change is too small to compare
 MIN_OWN_CHANGE = 8  # own (non-solution) fingerprints both sides need before a match means anything
 MAX_OTHERS = 500
 
@@ -30,37 +29,13 @@ def _files(attempt: Attempt) -> dict[str, str]:
     return {k: str(v) for k, v in attempt.files.items()}
 
 
-def solution_signal(record: InterviewRecord, latest: Attempt | None) -> Signal:
-    title = "Near-identical to the solution"
-    note = ("A complete, minimal fix also matches the solution's fixes closely; read it together with the paste "
-            "events and the playback.")
-    if latest is None:
-        return Signal(kind="similar_to_solution", title=title, raised=False, summary="No code submitted yet.",
-                      note=note)
-    names = record.package.files
-    starter = fingerprints(dict(record.package.starter_files), names)
-    solution = fingerprints(dict(record.package.solution_files), names)
-    files = _files(latest)
-    change = fingerprints(files, names) - starter
-    fixes = solution - starter
-    score = jaccard(change, fixes)
-    raised = len(change) >= MIN_CHANGE and score >= SOLUTION_THRESHOLD
-    evidence = [Evidence(text=f"{len(change & fixes)} of {len(change | fixes)} fingerprints of the change from the "
-                              f"starter match the solution's ({score:.0%})")]
-    identical = [n for n in names if n in files and files[n] == record.package.solution_files.get(n)]
-    if identical:
-        evidence.append(Evidence(text="byte-identical to the solution, comments and spacing included: "
-                                      + ", ".join(identical)))
-    summary = f"The change from the starter matches the solution's at {score:.0%}" if change else "No change yet."
-    return Signal(kind="similar_to_solution", title=title, raised=raised, summary=summary, note=note,
-                  evidence=evidence)
-
-
-def _others(session: Session, record: InterviewRecord, candidate_id: int | None) -> list[Attempt]:
-    """The latest submission of every other user on this scenario version."""
+def _others(session: Session, record: InterviewRecord, candidate_id: int | None, viewer: User) -> list[Attempt]:
+    """The latest submission of every other user on this scenario version, in interviews `viewer` may
+    read (practice attempts and other interviewers' interviews are never compared)."""
+    readable = visible_query(viewer).with_only_columns(Interview.id).order_by(None)
     rows = session.scalars(select(Attempt).where(
         Attempt.scenario_version_id == record.version.id, Attempt.kind == AttemptKind.submit.value,
-        Attempt.user_id != (candidate_id or 0),
+        Attempt.user_id != (candidate_id or 0), Attempt.interview_id.in_(readable),
     ).order_by(Attempt.id.desc()).limit(MAX_OTHERS * 4)).all()
     latest: dict[int, Attempt] = {}
     for attempt in rows:
@@ -68,10 +43,11 @@ def _others(session: Session, record: InterviewRecord, candidate_id: int | None)
     return list(latest.values())[:MAX_OTHERS]
 
 
-def candidates_signal(session: Session, record: InterviewRecord, latest: Attempt | None) -> Signal:
+def candidates_signal(session: Session, record: InterviewRecord, latest: Attempt | None,
+                      viewer: User | None = None) -> Signal:
     title = "Near-identical to another candidate"
-    note = ("Compares only code that is not the solution's fix; shared boilerplate from a common tutorial "
-            "can still match.")
+    note = ("Compares only code that is neither the starter's nor the solution's fix, with submissions of "
+            "interviews you may read; shared boilerplate from a common tutorial can still match.")
     if latest is None:
         return Signal(kind="similar_to_candidate", title=title, raised=False, summary="No code submitted yet.",
                       note=note)
@@ -80,17 +56,16 @@ def candidates_signal(session: Session, record: InterviewRecord, latest: Attempt
         dict(record.package.solution_files), names)
     own = fingerprints(_files(latest), names) - known
     matches: list[tuple[float, Attempt, int, int]] = []
-    if len(own) >= MIN_OWN_CHANGE:
-        for other in _others(session, record, latest.user_id):
+    if len(own) >= MIN_OWN_CHANGE and viewer is not None:
+        for other in _others(session, record, latest.user_id, viewer):
             theirs = fingerprints(_files(other), names) - known
             if len(theirs) >= MIN_OWN_CHANGE:
                 score = jaccard(own, theirs)
                 if score >= CANDIDATE_THRESHOLD:
                     matches.append((score, other, len(own & theirs), len(own | theirs)))
     matches.sort(key=lambda m: -m[0])
-    evidence = [Evidence(text=f"attempt {other.id} of another candidate"
-                              + (f" (interview {other.interview_id})" if other.interview_id else " (practice)")
-                              + f": {shared} of {union} own fingerprints shared ({score:.0%})")
+    evidence = [Evidence(text=f"interview {other.interview_id}, another candidate's submission: {shared} of "
+                              f"{union} own fingerprints shared ({score:.0%})")
                 for score, other, shared, union in matches[:10]]
     if len(own) < MIN_OWN_CHANGE:
         summary = "The change is too close to the solution's fixes to compare between candidates."

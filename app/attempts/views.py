@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 from typing_extensions import TypedDict  # what pydantic needs to describe one on Python 3.11
 
 from app.attempts.models import Attempt
+from app.attempts.points import points
 from app.coaching import service as coaching_service
 from app.coaching.tip import ShownTip
 from app.grading.result import BugResult, GradeError, GradeResult, ScratchOutput, TestResult, TrainingSummary
@@ -29,6 +30,9 @@ CANDIDATE_BASELINE_FIELDS = frozenset({
 HIDDEN_MESSAGES = {"passed": "Hidden check passed.", "failed": "Hidden check failed.",
                    "not_applicable": "Hidden check does not apply to how this code is written."}
 HIDDEN_NOT_RUN = "Hidden check not run"  # + the reason: an unmet interface item or the candidate's own crash
+COMPONENT_TITLES = {"loss": "Loss", "positional": "Positional", "attention": "Attention", "general": "General",
+                    "training": "Training run", "generation": "Generation"}
+RUN_CHECKS_NOTE = "Submit runs the hidden checks."
 
 # The API's attempt object and its parts are JSON objects (CONTRACTS.md), answered as they are built:
 # dictionaries with these keys, typed, rather than objects that would be converted once more.
@@ -62,6 +66,16 @@ class StaffTest(TypedDict):
 class ShownError(TypedDict):
     kind: str
     message: str
+
+
+class ShownVerdict(TypedDict):
+    """What the attempt's own table of checks says, in words (the API's `verdict`, the Results panel's line
+    under Passed/Failed, the History row). A Run is judged by the public checks it shows (`checks`
+    "public"); a Submit by every check, hidden ones counted by component, never named."""
+
+    status: str  # the same value as the attempt's `status`
+    checks: str  # "public" (a Run), "all" (a Submit), "" before a verdict or for scratch runs
+    summary: str
 
 
 class ShownBug(TypedDict):
@@ -151,6 +165,10 @@ class AttemptBody(TypedDict):
     created_at: str | None
     started_at: str | None
     finished_at: str | None
+    verdict: ShownVerdict
+    points: float | None  # the score in points out of 100 (app/attempts/points.py); null before a graded submit
+    bugs_fixed: int | None  # how many planted bugs the submission fixed (a count: never which), null for a Run
+    bugs_total: int | None
     bugs: NotRequired[list[ShownBug]]
     score: NotRequired[float | None]
     regressions: NotRequired[list[str]]
@@ -182,6 +200,51 @@ def candidate_tests(tests: list[TestResult]) -> list[ShownTest]:
         shown.append(ShownTest(id=f"hidden-{hidden_count}", component=test.component, passed=test.passed,
                                status=test.status, reason=reason, message=message, hidden=True))
     return shown
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def _by_component(tests: list[TestResult]) -> str:
+    """ "2 in Attention, 1 in Loss": counts by component in the components' order, never a test's id."""
+    counts: dict[str, int] = {}
+    for test in tests:
+        counts[test.component] = counts.get(test.component, 0) + 1
+    return ", ".join(f"{n} in {COMPONENT_TITLES.get(c, c)}" for c, n in counts.items())
+
+
+def verdict_of(attempt: Attempt, result: GradeResult | None) -> ShownVerdict:
+    """The attempt's verdict as its table of checks supports it (see ShownVerdict).
+
+    A Run's stored status counts the hidden checks the Run does not show, so a Run is judged here by its
+    public checks alone: passing ones read "public checks pass; Submit runs the hidden checks", never a
+    bare Failed above a table of passes. A Submit's failures are counted by component."""
+    status = attempt.status
+    if status not in ("passed", "failed") or result is None:
+        return ShownVerdict(status=status, checks="", summary="")
+    if attempt.kind == "run":
+        public = [t for t in result.tests if t.public]
+        failed = [t for t in public if t.status == "failed"]
+        not_run = [t for t in public if t.status == "not_run"]
+        if not failed and not not_run:
+            return ShownVerdict(status="passed", checks="public",
+                                summary=f"Public checks pass ({len(public)} of {len(public)}). {RUN_CHECKS_NOTE}")
+        parts = [f"{_plural(len(failed), 'public check')} failed ({_by_component(failed)})"] if failed else []
+        if not_run:
+            parts.append(f"{_plural(len(not_run), 'public check')} not run ({_by_component(not_run)})")
+        return ShownVerdict(status="failed", checks="public", summary="; ".join(parts) + ". " + RUN_CHECKS_NOTE)
+    if attempt.kind != "submit":
+        return ShownVerdict(status=status, checks="", summary="")
+    failed = [t for t in result.tests if t.status == "failed"]
+    not_run = [t for t in result.tests if t.status == "not_run"]
+    if status == "passed":
+        return ShownVerdict(status=status, checks="all",
+                            summary=f"All {len(result.tests)} checks pass, hidden ones included.")
+    parts = [f"{_plural(len(failed), 'check')} failed: {_by_component(failed)}"] if failed else []
+    if not_run:
+        parts.append(f"{_plural(len(not_run), 'check')} not run: {_by_component(not_run)}")
+    return ShownVerdict(status=status, checks="all", summary="; ".join(parts) + ".")
 
 
 def staff_test(test: TestResult) -> StaffTest:
@@ -225,12 +288,14 @@ def attempt_view(*, session: Session, attempt: Attempt, viewer: User) -> Attempt
     staff = viewer.role in (Role.interviewer.value, Role.admin.value)
     tests = result.tests if result else []
     training = result.training if result else None
+    verdict = verdict_of(attempt, result)
+    graded_submit = attempt.kind == "submit" and result is not None and verdict["status"] in ("passed", "failed")
     view = AttemptBody(
         id=attempt.id,
         scenario=slug,
         version=version_number,
         kind=attempt.kind,
-        status=attempt.status,
+        status=verdict["status"],
         error=_error_view(GradeError.model_validate(attempt.error) if attempt.error else None),
         tests=[staff_test(t) for t in tests] if staff else candidate_tests(tests),
         training=(training_view(training, staff=True) if training else None) if staff else candidate_training(training),
@@ -243,6 +308,10 @@ def attempt_view(*, session: Session, attempt: Attempt, viewer: User) -> Attempt
         created_at=_iso(attempt.created_at),
         started_at=_iso(attempt.started_at),
         finished_at=_iso(attempt.finished_at),
+        verdict=verdict,
+        points=points(attempt.score) if graded_submit else None,
+        bugs_fixed=sum(1 for b in result.bugs if b.fixed) if graded_submit and result else None,
+        bugs_total=len(result.bugs) if graded_submit and result else None,
     )
     if staff:
         view["bugs"] = [_bug_view(b) for b in (result.bugs if result else [])]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from app.attempts.points import points
 from app.interviews.reviews import ReviewView
 from app.interviews.schemas import (
     AttemptOut,
@@ -52,8 +53,10 @@ def interview_view(summary: InterviewSummary) -> InterviewOut:
         submitted_at=iso(interview.submitted_at),
         revoked_at=iso(interview.revoked_at),
         score=summary.score,
+        points=points(summary.score),
         attempts=[
             AttemptOut(id=e.attempt.id, kind=e.attempt.kind, status=e.attempt.status, score=e.attempt.score,
+                       points=points(e.attempt.score),
                        created_at=iso(e.attempt.created_at),
                        bugs=[BugVerdictOut(id=b.id, fixed=b.fixed, verifiable=b.verifiable)
                              for b in (e.result.bugs if e.result else [])])

@@ -6,10 +6,11 @@ import csv
 import io
 from collections.abc import Iterable
 
+from app.attempts.points import points
 from app.interviews.summary import InterviewSummary
 
 COLUMNS = ("interview", "candidate", "challenge", "scenario", "version", "state", "created", "time_limit_minutes",
-           "minutes_used", "attempts", "score", "bugs_fixed", "bugs_total", "hints", "hint_cost_points",
+           "minutes_used", "attempts", "points", "bugs_fixed", "bugs_total", "hints", "hint_cost_points",
            "decisions", "signals")
 # A cell starting with one of these is a formula to Excel, LibreOffice and Google Sheets.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n")
@@ -33,7 +34,7 @@ def row_of(summary: InterviewSummary) -> list[object]:
         interview.id, interview.candidate_email, record.version.title, record.slug, record.version.version,
         summary.state.value, interview.created_at.strftime("%Y-%m-%d %H:%M"), interview.time_limit_minutes,
         summary.minutes_used, summary.attempt_count,
-        round(summary.score * 100, 1) if summary.score is not None else None,
+        points(summary.score),  # out of 100, as on every page and in the JSON's `points`
         summary.bugs_fixed, summary.bug_total, summary.hints, record.hint_cost, decisions,
         "; ".join(s.kind for s in summary.raised_signals),
     ]

@@ -85,7 +85,9 @@ class AttemptOut(BaseModel):
     id: int
     kind: str
     status: str
-    score: float | None
+    score: float | None = Field(description="The score as a fraction, 0 to 1 (kept for older clients; read `points`).")
+    points: float | None = Field(default=None, description="The score in points out of 100, one decimal: the unit "
+                                 "pages, the CSV and hint costs (`cost_points`) use. Null before a grading.")
     created_at: str | None
     bugs: list[BugVerdictOut]
 
@@ -139,7 +141,9 @@ class InterviewOut(BaseModel):
     started_at: str | None
     submitted_at: str | None
     revoked_at: str | None
-    score: float | None
+    score: float | None = Field(description="The latest graded submission's score, a fraction 0 to 1 (read `points`).")
+    points: float | None = Field(default=None, description="The latest graded submission's score in points out of "
+                                 "100, one decimal (the unit of pages, the CSV and `cost_points`).")
     attempts: list[AttemptOut]
     hints: list[HintOut]
     reviews: list[ReviewOut]

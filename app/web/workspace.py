@@ -114,6 +114,7 @@ class WorkspacePage(PageContext):
     newest_results: NewestAttempt | None
     newest_console: NewestAttempt | None
     attempts: list[Attempt]
+    history_status: dict[int, str]  # History's status of each attempt (a Run's is its public checks')
     hint_offer: HintOffer | None
     hints_shown: list[ShownHint]
     ends_at: datetime
@@ -152,6 +153,7 @@ def page_context(request: Request, session: Session, ws: Workspace, *, attempt_i
         newest_results=newest_in(attempts, "results"),
         newest_console=newest_in(attempts, "console"),
         attempts=attempts,
+        history_status=history.shown_statuses(attempts),
         hint_offer=hints.next_offer(session=session, ws=ws),
         hints_shown=hints.shown_hints(session=session, ws=ws),
         ends_at=ws.deadline or (started + ws.time_limit),
@@ -222,7 +224,8 @@ def render_panel(request: Request, session: Session, ws: Workspace, attempt: Att
     if refresh_history is None:
         refresh_history = view is not None and not view.in_flight
     if refresh_history:
-        context.update(refresh_history=True, attempts=history.attempts_in(session=session, ws=ws),
+        attempts = history.attempts_in(session=session, ws=ws)
+        context.update(refresh_history=True, attempts=attempts, history_status=history.shown_statuses(attempts),
                        hint_offer=hints.next_offer(session=session, ws=ws),
                        hints_shown=hints.shown_hints(session=session, ws=ws), time_is_up=ws.time_is_up())
     return render(request, PAGE, context, block=f"{block}_body")

@@ -175,9 +175,16 @@ def cancel_attempt(request: Request, slug: str, attempt_id: RowIdPath, user: Cur
 
 @router.post("/challenges/{slug}/hint", name="take_hint")
 def take_hint(request: Request, slug: str, user: CurrentUser, session: SessionDep,
-              offer: Annotated[str, Form(max_length=20)] = "", interview: InterviewQuery = None) -> Response:
-    """Reveal the offered hint (its cost was shown on the button) and record when."""
+              offer: Annotated[str, Form(max_length=20)] = "", confirm: Annotated[str, Form(max_length=10)] = "",
+              interview: InterviewQuery = None) -> Response:
+    """Reveal the offered hint and record when; without confirm=yes, ask first with its cost (the page's
+    script asks in a dialog and sends the answer)."""
     ws = workspace_for(session, user, slug, interview)
+    if confirm != "yes":
+        on_offer = hints.next_offer(session=session, ws=ws)
+        if on_offer is not None and on_offer.key == offer and not on_offer.waiting_for_matrix:
+            query = {"interview": ws.interview_id} if ws.interview else {}
+            return render(request, "workspace/confirm_hint.html", {"ws": ws, "offer": on_offer, "query": query})
     try:
         hints.reveal(session=session, ws=ws, offer_key=offer)
     except DojoError as exc:

@@ -194,7 +194,7 @@ class CacheChart:
 class CacheCharts:
     """The candidate's chart and the baseline's on one scale, and one data table for both."""
 
-    prefill: int
+    prefill: int  # from a curve that was measured: a cached call that raised measured no prefill
     charts: list[CacheChart]
     columns: list[str]  # the table's value columns, in the charts' order
     rows: list[tuple[int, list[str]]]  # position, then one value per chart
@@ -236,7 +236,7 @@ def cache_charts(training: TrainingSummary) -> CacheCharts | None:
     ) if a is not None and (a.diffs or a.error)]
     if not found or found[0][1] != "yours":
         return None
-    prefill = found[0][0].prefill
+    prefill = next((a.prefill for a, _, _, _ in found if a.error is None), 0)
     n = max(len(a.diffs) for a, _, _, _ in found)
     values = [v for a, _, _, _ in found for v in a.diffs if v is not None and math.isfinite(v)]
     high = max([CACHE_FLOOR, *values])
@@ -258,7 +258,8 @@ def cache_charts(training: TrainingSummary) -> CacheCharts | None:
     for agreement, key, title, label in found:
         if agreement.error is not None:
             charts.append(CacheChart(key=key, title=title, label=label, agrees=False, error=agreement.error,
-                                     summary=f"The cached forward raised an error: {agreement.error}"))
+                                     summary=f"The cached call raised an error, so nothing was compared: "
+                                             f"{agreement.error}"))
             continue
         segments, current, off_chart = [], [], []
         for pos, value in enumerate(agreement.diffs):

@@ -11,6 +11,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.attempts.models import Attempt
+from app.attempts.views import verdict_of
+from app.grading.result import GradeResult
 from app.workspace.context import Workspace
 
 CONTEXT_LINES = 3
@@ -38,6 +40,14 @@ def attempts_in(*, session: Session, ws: Workspace, limit: int = 200) -> list[At
     return list(session.scalars(
         select(Attempt).where(Attempt.user_id == ws.user.id, Attempt.scenario_version_id == ws.version.id, scope)
         .order_by(Attempt.id.desc()).limit(limit)))
+
+
+def shown_statuses(attempts: list[Attempt]) -> dict[int, str]:
+    """attempt id -> the status History shows: a Run's is its public checks' (the checks it shows, see
+    app.attempts.views.verdict_of), so a Run whose hidden checks fail is not listed as failed. Only failed
+    Runs are read back (the others keep their stored status), so the list stays cheap."""
+    return {a.id: verdict_of(a, GradeResult.from_stored(a.result))["status"] if a.kind == "run" and a.status == "failed"
+            else a.status for a in attempts}
 
 
 def previous_attempt(*, session: Session, ws: Workspace, attempt: Attempt) -> Attempt | None:

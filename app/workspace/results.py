@@ -7,6 +7,7 @@ was not run (an unmet interface item, a crashed training run) is counted apart f
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -16,18 +17,26 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.attempts.models import Attempt, AttemptStatus
-from app.attempts.views import ShownTest, candidate_tests
+from app.attempts.points import POINTS_TOTAL, points
+from app.attempts.views import COMPONENT_TITLES, ShownTest, ShownVerdict, candidate_tests, verdict_of
 from app.coaching import service as coaching_service
 from app.coaching.tip import ShownTip
 from app.core.db import as_utc, utcnow
 from app.grading.result import COMPONENTS, GradeError, GradeResult, ScratchOutput, TestResult, TrainingSummary
+from app.grading.scoring import HINT_PENALTY
 from app.workspace import charts
 
 TIPS_WAIT = timedelta(seconds=10)
 STATUS_LABELS = {"queued": "Queued", "running": "Running", "passed": "Passed", "failed": "Failed",
                  "error": "Error", "cancelled": "Cancelled"}
-COMPONENT_TITLES = {"loss": "Loss", "positional": "Positional", "attention": "Attention", "general": "General",
-                    "training": "Training run", "generation": "Generation"}
+# The headline of an error, by GradeError.kind; the message follows it, once.
+ERROR_TITLES = {"syntax": "Syntax error", "import": "Import error", "crash": "Your code raised an error",
+                "timeout": "Time limit reached", "memory": "Memory limit reached", "output": "Output limit reached",
+                "sandbox": "The grader could not run your code"}
+# The harness ends a message with the deepest frame in the candidate's files: "... (model.py:42)".
+_FRAME = re.compile(r"\s*\((?P<file>[\w.-]+\.py):(?P<line>\d+)\)")
+# Python's own SyntaxError text repeats the place: "invalid syntax (model.py, line 153)".
+_PY_PLACE = re.compile(r"\s*\((?P<file>[\w.-]+\.py), line (?P<line>\d+)\)")
 STAGES = {
     "reference": "Preparing the reference run (the first gradings of this challenge wait for it)",
     "sandbox": "Starting the sandbox",
@@ -48,6 +57,51 @@ class Progress:
 
 
 @dataclass(frozen=True)
+class Located:
+    """A message with the place in the candidate's files it names (the page links it to the editor's line),
+    the place taken out of the text so it is said once."""
+
+    text: str
+    file: str | None = None
+    line: int | None = None
+
+
+def located(message: str) -> Located:
+    """Split "NameError: x is not defined (model.py:42)" into its text and (model.py, 42); the last frame
+    named wins (the deepest). Python's own "(model.py, line 42)" of a SyntaxError goes too."""
+    frames = list(_FRAME.finditer(message)) or list(_PY_PLACE.finditer(message))
+    if not frames:
+        return Located(text=message)
+    last = frames[-1]
+    text = _PY_PLACE.sub("", _FRAME.sub("", message)).strip()
+    return Located(text=text, file=last["file"], line=int(last["line"]))
+
+
+@dataclass(frozen=True)
+class Symptom:
+    """One line under a component: what a check saw, a place to jump to when it names one."""
+
+    text: str
+    not_run: bool = False
+    test_id: str | None = None  # staff only
+    file: str | None = None
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class ScoreView:
+    """What a graded Submit is worth, as the candidate reads it: counts, never which bug."""
+
+    fixed: int
+    total: int
+    undecided: int  # bugs that could not be judged (a check not run) or whose verdict is still being computed
+    provisional: bool  # the version's bug x test matrix is still being computed
+    points: float
+    hint_deduction: float  # points the hints taken on fixed bugs cost this submit
+    points_total: int = POINTS_TOTAL
+
+
+@dataclass(frozen=True)
 class ComponentRow:
     component: str
     title: str
@@ -57,6 +111,7 @@ class ComponentRow:
     not_run: int = 0
     # The reasons hidden tests were not run, each with how many (candidates read one line per reason).
     hidden_not_run: list[tuple[str, int]] = field(default_factory=list)
+    symptoms: list[Symptom] = field(default_factory=list)
 
 
 @dataclass
@@ -67,6 +122,11 @@ class ResultsView:
     progress: Progress | None = None
     error: GradeError | None = None
     error_location: tuple[str, int] | None = None
+    error_title: str = ""
+    error_text: str = ""  # the message without the place the link names
+    verdict: ShownVerdict | None = None
+    score: ScoreView | None = None  # a graded Submit
+    training_error: Located | None = None
     components: list[ComponentRow] = field(default_factory=list)
     chart: charts.LossChart | None = None
     heatmaps: list[charts.Heatmap] = field(default_factory=list)
@@ -128,8 +188,14 @@ def build_view(*, session: Session, attempt: Attempt, staff: bool) -> ResultsVie
         view.progress = progress_of(session=session, attempt=attempt)
         return view
     result = GradeResult.from_stored(attempt.result)
+    view.verdict = verdict_of(attempt, result)
+    view.status_label = STATUS_LABELS.get(view.verdict["status"], view.status_label)
     view.error = GradeError.model_validate(attempt.error) if attempt.error else None
-    view.error_location = view.error.location if view.error else None
+    if view.error:
+        where = located(view.error.message)
+        view.error_title = ERROR_TITLES.get(view.error.kind, view.error.kind.capitalize() + " error")
+        view.error_text = where.text
+        view.error_location = (where.file, where.line) if where.file and where.line else None
     view.tips = coaching_service.tips_of(session=session, attempt_id=attempt.id)
     view.awaiting_tips = tips_still_coming(kind=attempt.kind, status=attempt.status, finished_at=attempt.finished_at,
                                            has_tips=bool(view.tips))
@@ -140,10 +206,12 @@ def build_view(*, session: Session, attempt: Attempt, staff: bool) -> ResultsVie
     for component in COMPONENTS:
         tests = [t for t in shown if t["component"] == component]
         if tests:
-            view.components.append(_component_row(component, tests))
+            view.components.append(_component_row(component, tests, staff))
     view.regressions = _regressions(result, staff)
+    view.score = score_view(attempt, result)
     if result.training is not None:
         view.training = result.training
+        view.training_error = located(result.training.error) if result.training.error else None
         view.chart = charts.loss_chart(result.training)
         view.heatmaps = charts.heatmaps(result.training)
         view.cache = charts.cache_charts(result.training)
@@ -164,14 +232,51 @@ def _staff_row(test: TestResult) -> ShownTest:
                      reason=test.reason, message=test.message, hidden=not test.public)
 
 
-def _component_row(component: str, tests: list[ShownTest]) -> ComponentRow:
+def score_view(attempt: Attempt, result: GradeResult) -> ScoreView | None:
+    """The points of a graded Submit, its bugs fixed out of all, and what its hints cost (in points)."""
+    if attempt.kind != "submit" or attempt.status not in ("passed", "failed") or not result.bugs:
+        return None
+    share = POINTS_TOTAL / len(result.bugs)
+    used = attempt.hints_used or {}
+    deduction = sum(min(1.0, HINT_PENALTY * int(used.get(b.id, 0))) * share for b in result.bugs if b.fixed)
+    undecided = sum(1 for b in result.bugs if not b.fixed and (not b.verifiable or result.provisional))
+    return ScoreView(fixed=sum(1 for b in result.bugs if b.fixed), total=len(result.bugs), undecided=undecided,
+                     provisional=result.provisional, points=points(attempt.score) or 0.0,
+                     hint_deduction=round(deduction, 1))
+
+
+def _component_row(component: str, tests: list[ShownTest], staff: bool) -> ComponentRow:
     """Counts by status; a test that did not apply to this code was never a failure."""
     count = {status: sum(1 for t in tests if t["status"] == status) for status in ("failed", "not_run")}
     reasons = Counter(t["reason"] or "something it relies on is missing"
                       for t in tests if t["hidden"] and t["status"] == "not_run")
     return ComponentRow(component=component, title=COMPONENT_TITLES[component], tests=tests,
                         passed=len(tests) - count["failed"] - count["not_run"], failed=count["failed"],
-                        not_run=count["not_run"], hidden_not_run=list(reasons.items()))
+                        not_run=count["not_run"], hidden_not_run=list(reasons.items()),
+                        symptoms=_symptoms(tests, list(reasons.items()), staff))
+
+
+def _symptoms(tests: list[ShownTest], hidden_not_run: list[tuple[str, int]], staff: bool) -> list[Symptom]:
+    """What the checks of one component saw, failures first: shown tests by their message (with the place in
+    the candidate's files it names), hidden ones as counts (staff rows are never hidden here)."""
+    out: list[Symptom] = []
+    failing = [t for t in tests if t["status"] == "failed"]
+    not_run = [t for t in tests if t["status"] == "not_run"]
+    for test in failing:
+        if not test["hidden"] or staff:
+            where = located(test["message"])
+            out.append(Symptom(text=where.text, test_id=test["id"] if staff else None, file=where.file,
+                               line=where.line))
+    hidden_failing = sum(1 for t in failing if t["hidden"]) if not staff else 0
+    if hidden_failing:
+        out.append(Symptom(text=f"{hidden_failing} hidden check{'s' if hidden_failing != 1 else ''} failed"))
+    for test in not_run:
+        if not test["hidden"] or staff:
+            out.append(Symptom(text=test["message"], not_run=True, test_id=test["id"] if staff else None))
+    if not staff:
+        out.extend(Symptom(text=f"{n} hidden check{'s' if n != 1 else ''} not run: {reason}", not_run=True)
+                   for reason, n in hidden_not_run)
+    return out
 
 
 def _regressions(result: GradeResult, staff: bool) -> list[str]:

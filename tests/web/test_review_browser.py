@@ -124,7 +124,7 @@ def test_interview_from_invite_to_decision_and_csv(browser: object, server: Live
         interviewer.get_by_role("link", name="Download all as CSV").click()
     rows_csv = list(csv.DictReader(io.StringIO(Path(download.value.path()).read_text())))
     row = next(r for r in rows_csv if r["candidate"] == "reviewed@dojo.example")
-    assert row["bugs_fixed"] == "2" and row["score"] == "100.0" and row["decisions"].endswith("Hire")
+    assert row["bugs_fixed"] == "2" and row["points"] == "100.0" and row["decisions"].endswith("Hire")
     assert "large_paste" in row["signals"]
     interviewer.context.close()
     assert not errors, errors

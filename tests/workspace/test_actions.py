@@ -147,7 +147,10 @@ def test_a_hint_shows_its_cost_first_is_recorded_and_counts_in_the_next_attempt(
     assert "Get a hint (−3.75 points)" in page  # 100 / 4 bugs * 0.15
     stale = client.post(f"{PAGE}/hint", data={"csrf_token": token, "offer": "2.1"}, headers=HTMX)
     assert "The hint on offer changed" in stale.text
-    taken = client.post(f"{PAGE}/hint", data={"csrf_token": token, "offer": "1.1"}, headers=HTMX)
+    asked = client.post(f"{PAGE}/hint", data={"csrf_token": token, "offer": "1.1"})  # no script: a page asks
+    assert "Take hint 1 of 3 for bug 1?" in text_of(asked.text) and "3.75 points" in text_of(asked.text)
+    assert db.scalars(select(HintReveal.level).where(HintReveal.user_id == me.user.id)).all() == []
+    taken = client.post(f"{PAGE}/hint", data={"csrf_token": token, "offer": "1.1", "confirm": "yes"}, headers=HTMX)
     assert leaky.bugs[0].hints[0] in text_of(taken.text) and "hint 2 of 3 for bug 1" in text_of(taken.text)
     assert db.scalars(select(HintReveal.level).where(HintReveal.user_id == me.user.id)).all() == [1]
     client.post(f"{PAGE}/attempts", data={"csrf_token": token, "kind": "submit"}, headers=HTMX)

@@ -7,6 +7,13 @@ import shutil
 import tempfile
 from pathlib import Path
 
+KIT_SRC = Path(__file__).resolve().parent / "kit"
+
+
+def kit_sources() -> dict[str, Path]:
+    """The engine kit as every harness bundle ships it: dojo_kit/<file> -> source file."""
+    return {f"dojo_kit/{p.name}": p for p in sorted(KIT_SRC.glob("*.py"))}
+
 
 def materialise(target: Path, sources: dict[str, Path]) -> Path:
     """Copy sources (relative destination -> source file) into `target` unless it is complete already.

@@ -1,4 +1,5 @@
-"""Assemble the read-only harness directory handed to the sandbox: probe code plus the corpus."""
+"""Assemble the harness directory: the agent (main.py, run in the sandbox), the judge (judge.py, run
+outside it), the probes, the engine kit (dojo_kit/) and the corpus."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import hashlib
 from pathlib import Path
 
 from app.core.settings import live_settings
-from app.engine.bundle_dir import materialise
+from app.engine.bundle_dir import kit_sources, materialise
 
 HARNESS_SRC = Path(__file__).resolve().parent / "harness"
 CORPUS_FILE = Path(__file__).resolve().parents[2] / "corpus" / "macbeth.txt"
@@ -18,17 +19,24 @@ def _harness_files() -> list[Path]:
     return sorted(p for p in HARNESS_SRC.rglob("*.py") if "__pycache__" not in p.parts)
 
 
+def _sources() -> dict[str, Path]:
+    """Bundle path -> source file: main.py, judge.py and dojo_harness/ from here, dojo_kit/ from the kit."""
+    return {**{str(src.relative_to(HARNESS_SRC)): src for src in _harness_files()}, **kit_sources()}
+
+
 def engine_fingerprint() -> str:
-    """Hash of everything that determines measurements and verdicts (harness, checks, corpus)."""
+    """Hash of everything that determines measurements and verdicts (harness, kit, checks, corpus)."""
     h = hashlib.sha256()
-    for p in [*_harness_files(), *(Path(__file__).parent / f for f in CHECK_FILES), CORPUS_FILE]:
-        h.update(p.name.encode())
+    for name, p in [*_sources().items(), *((f, Path(__file__).parent / f) for f in CHECK_FILES),
+                    ("corpus", CORPUS_FILE)]:
+        h.update(name.encode())
         h.update(p.read_bytes())
     return h.hexdigest()[:16]
 
 
 def harness_bundle_dir() -> Path:
-    """A directory with main.py, dojo_harness/ and corpus.txt, built once per engine fingerprint."""
-    sources = {str(src.relative_to(HARNESS_SRC)): src for src in _harness_files()}
+    """A directory with main.py, judge.py, dojo_harness/, dojo_kit/ and corpus.txt, built once per engine
+    fingerprint."""
+    sources = _sources()
     sources["corpus.txt"] = CORPUS_FILE
     return materialise(live_settings().dojo_data_dir / "cache" / "harness" / engine_fingerprint(), sources)

@@ -1,9 +1,10 @@
-"""Grading harness for the gpt-v1 interface: measures the candidate's code and writes result.json.
+"""The gpt-v1 agent: runs INSIDE the sandbox, imports the candidate's files and answers the judge.
 
-Runs inside the sandbox next to untrusted code. It imports nothing from the app: only the standard
-library, torch and its own package beside this file. It only measures; the trusted grader judges.
+Only the standard library, torch, dojo_kit/ and dojo_harness/ beside this file. It measures nothing and
+writes no result: the judge (judge.py, another process outside the sandbox) asks, computes and writes.
 """
 
+import json
 import os
 import sys
 
@@ -13,7 +14,20 @@ for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
 # `python -I` does not put the script's directory on sys.path.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from dojo_harness.runner import main  # noqa: E402
+from dojo_harness import agent_ops  # noqa: E402
+from dojo_kit import agent, model_ops  # noqa: E402
+
+
+def _register(a):
+    model_ops.register(a)
+    agent_ops.register(a)
+
+
+def _module_names():
+    with open(os.environ["DOJO_INPUT"], encoding="utf-8") as fh:
+        files = json.load(fh).get("files", ["model.py", "data.py"])
+    return [f[:-3] for f in files if isinstance(f, str) and f.endswith(".py")]
+
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(agent.run(_register, names=_module_names()))

@@ -1,58 +1,41 @@
-"""Import the candidate's modules from DOJO_CANDIDATE_DIR and build probe models."""
+"""Build probe models in the agent and name the judge's fixed inputs.
 
-import importlib
-import sys
+The judge never imports the candidate's code: build_model asks the agent to construct the model through
+the session's view of the interface (gpt-v1's GPTConfig/GPT here; llama-v1 gives its own view, which
+builds ModelArgs/Transformer from the same sizes) and returns a RemoteModel (dojo_kit/remote.py).
+"""
 
 import torch
-
-from .errors import describe
-
-
-class CandidateImportError(Exception):
-    """The candidate's code could not be imported; `kind` is 'syntax', 'memory' or 'import'."""
-
-    def __init__(self, kind, message):
-        super().__init__(message)
-        self.kind = kind
-        self.message = message
+from dojo_kit.remote import ObservationError, RemoteModel
+from dojo_kit.remote import build as remote_build
 
 
-def import_candidate(candidate_dir, names):
-    """Import each named module (e.g. 'model', 'data') fresh from the candidate directory."""
-    if candidate_dir not in sys.path:
-        sys.path.insert(0, candidate_dir)
-    modules = {}
-    for name in names:
-        sys.modules.pop(name, None)
-        try:
-            modules[name] = importlib.import_module(name)
-        except SyntaxError as exc:
-            raise CandidateImportError("syntax", describe(exc, candidate_dir)) from None
-        except MemoryError as exc:  # the sandbox's memory limit stopped an allocation at import time
-            raise CandidateImportError("memory", describe(exc, candidate_dir)) from None
-        except BaseException as exc:  # SystemExit and friends at import time are import errors too
-            raise CandidateImportError("import", describe(exc, candidate_dir)) from None
-    return modules
+class GptView:
+    """gpt-v1's construction: GPTConfig(vocab_size, block_size, n_layer, n_head, n_embd, dropout) -> GPT."""
+
+    entry = ("GPTConfig", "GPT")
+
+    @staticmethod
+    def config(*, vocab_size, block_size, n_layer, n_head, n_embd, dropout):
+        return {"vocab_size": vocab_size, "block_size": block_size, "n_layer": n_layer, "n_head": n_head,
+                "n_embd": n_embd, "dropout": dropout}
 
 
-def build_model(model_mod, *, vocab_size=37, block_size=12, n_layer=2, n_head=4, n_embd=48,
+def build_model(session, *, vocab_size=37, block_size=12, n_layer=2, n_head=4, n_embd=48,
                 dropout=0.0, seed=0, dtype=torch.float64, train=False):
-    """Construct GPT(GPTConfig(...)) exactly as the contract says, seeded, in eval mode unless train."""
-    config = model_mod.GPTConfig(vocab_size=vocab_size, block_size=block_size, n_layer=n_layer,
-                                 n_head=n_head, n_embd=n_embd, dropout=dropout)
-    torch.manual_seed(seed)
-    model = model_mod.GPT(config)
-    model.to(dtype)
-    model.train(train)
-    return model
+    """The candidate's model built in the agent exactly as the contract says, seeded, cast, in eval mode
+    unless train."""
+    view = getattr(session, "view", None) or GptView
+    config = view.config(vocab_size=vocab_size, block_size=block_size, n_layer=n_layer, n_head=n_head,
+                         n_embd=n_embd, dropout=dropout)
+    return remote_build(session, view.entry, config, seed=seed, dtype=dtype, train=train)
 
 
 def forward(model, idx, targets=None):
-    """Call the model and check it returned (logits, loss)."""
-    out = model(idx, targets) if targets is not None else model(idx)
-    if not isinstance(out, tuple) or len(out) != 2:
-        raise TypeError("forward must return a (logits, loss) tuple")
-    return out
+    """(logits, loss) of the model on these tokens (a RemoteModel checks the reply's shape)."""
+    if not isinstance(model, RemoteModel):
+        raise ObservationError("not a model built by the agent")
+    return model(idx, targets)
 
 
 def tokens(shape, *, high=37, seed=1):

@@ -9,6 +9,7 @@ Each measurement isolates one property of a mean next-token cross-entropy:
 """
 
 import torch
+from dojo_kit.remote import ObservationError
 
 from .errors import describe
 from .loading import build_model, forward, tokens
@@ -21,39 +22,38 @@ def _real_targets(shape, seed):
     return tokens(shape, high=V - 1, seed=seed) + 1
 
 
-def target_alignment(mods):
-    """With every target of sequence b equal to one token, d loss / d logits[b, t] is most
-    negative at that token for every position that receives a gradient."""
-    model = build_model(mods["model"])
+def target_alignment(session):
+    """With every target of sequence b equal to one token, d loss / d logits[b, t] (from the agent's
+    backward of the model's own loss) is most negative at that token for every position that receives
+    a gradient."""
+    model = build_model(session)
     idx = tokens((B, T), seed=50)
     per_sequence = torch.tensor([3, 17, 29])
     targets = per_sequence.view(B, 1).expand(B, T).contiguous()
-    logits, loss = forward(model, idx, targets)
-    if not (isinstance(logits, torch.Tensor) and logits.requires_grad and isinstance(loss, torch.Tensor)):
+    try:
+        grad = model.grads(idx, targets, logits_grad=True)["logits_grad"]
+    except ObservationError:
         return {"applicable": False}
-    logits.retain_grad()
-    loss.backward()
-    if logits.grad is None or logits.grad.shape != (B, T, V):
+    if not isinstance(grad, torch.Tensor) or grad.shape != (B, T, V):
         return {"applicable": False}
-    grad = logits.grad.detach()
     moving = grad.abs().amax(dim=-1) > 0
     favoured = grad.argmin(dim=-1)
     wrong = moving & (favoured != targets)
     return {"applicable": True, "positions": int(moving.sum()), "misaligned": int(wrong.sum())}
 
 
-def _zeroed_model(mods):
+def _zeroed_model(session):
     """Every parameter zero: all positions get the same logits, so pairing does not matter."""
-    model = build_model(mods["model"])
+    model = build_model(session)
     with torch.no_grad():
         for p in model.parameters():
             p.zero_()
     return model
 
 
-def sizes(mods):
+def sizes(session):
     """Zeroed parameters; the loss of a batch, of the batch repeated along B, and of a shorter batch."""
-    model = _zeroed_model(mods)
+    model = _zeroed_model(session)
     idx, targets = tokens((B, T), seed=51), _real_targets((B, T), seed=52)
     short = 5
     with torch.no_grad():
@@ -63,9 +63,9 @@ def sizes(mods):
     return {"base": float(base), "double": float(double), "short": float(shorter)}
 
 
-def padding(mods):
+def padding(session):
     """Zeroed parameters; loss of (x, y with the last positions -1) against loss of the prefix."""
-    model = _zeroed_model(mods)
+    model = _zeroed_model(session)
     keep = 7
     idx, targets = tokens((B, T), seed=53), _real_targets((B, T), seed=54)
     padded = targets.clone()
@@ -76,12 +76,12 @@ def padding(mods):
     return {"padded": float(full), "prefix": float(prefix)}
 
 
-def loss_invariances(mods):
+def loss_invariances(session):
     """All three loss properties; one failing measurement does not hide the others."""
     out = {}
     for name, func in (("alignment", target_alignment), ("sizes", sizes), ("padding", padding)):
         try:
-            out[name] = func(mods)
+            out[name] = func(session)
         except Exception as exc:
-            out[name] = {"exception": describe(exc, mods.get("_dir"))}
+            out[name] = {"exception": describe(exc)}
     return out

@@ -1,16 +1,18 @@
-"""Probes on the model's forward pass: shapes, loss, positions, causality, batch independence."""
+"""Probes on the model's forward pass: shapes, loss, positions, causality, batch independence.
+
+Judge side: each probe asks the agent for raw logits, losses or gradients on inputs chosen here and
+computes its measurements from them (the candidate's code never runs in this process).
+"""
 
 import re
 
 import torch
-import torch.nn as nn
+from dojo_kit.remote import tensor
 
 from .errors import describe
 from .loading import build_model, forward, tokens
-from .optim import AdamW
 from .weights import fill_reference_weights, signature
 
-# Bound before any candidate code is imported, so a candidate cannot swap them out.
 _log_softmax = torch.log_softmax
 _randint = torch.randint
 
@@ -30,9 +32,9 @@ def _cross_entropy(logits, targets):
     return float(-logp[keep].gather(1, flat[keep].unsqueeze(1)).mean())
 
 
-def forward_shapes(mods):
+def forward_shapes(session):
     """Logits shape and finiteness for several (B, T) including T = 1 and T = block_size."""
-    model = build_model(mods["model"])
+    model = build_model(session)
     cases = []
     for b, t in [(1, 1), (3, BLOCK), (2, 5), (4, 7)]:
         case = {"B": b, "T": t}
@@ -46,14 +48,14 @@ def forward_shapes(mods):
             case["loss_none"] = loss is None
             case["loss_finite"] = loss_t is not None and bool(torch.isfinite(loss_t).all())
         except Exception as exc:  # record per case so one bad shape does not hide the others
-            case["exception"] = describe(exc, mods.get("_dir"))
+            case["exception"] = describe(exc)
         cases.append(case)
     return {"cases": cases, "vocab_size": V}
 
 
-def loss_consistency(mods):
+def loss_consistency(session):
     """The model's loss against cross-entropy of its own logits, with and without -1 targets."""
-    model = build_model(mods["model"])
+    model = build_model(session)
     idx = tokens((3, BLOCK), seed=2)
     targets = tokens((3, BLOCK), seed=3)
     ignored = targets.clone()
@@ -70,23 +72,23 @@ def loss_consistency(mods):
     }
 
 
-def init_loss(mods):
-    """Loss at initialisation on random tokens and targets (should be near ln V)."""
-    model = build_model(mods["model"], dtype=torch.float32)
-    with torch.no_grad():
-        _, loss = forward(model, tokens((8, BLOCK), seed=4), tokens((8, BLOCK), seed=5))
-    return {"loss": float(loss), "vocab_size": V}
+def init_loss(session):
+    """Loss at initialisation on random tokens and targets (should be near ln V): the loss the model
+    returns, next to the cross-entropy of its logits computed here."""
+    model = build_model(session, dtype=torch.float32)
+    targets = tokens((8, BLOCK), seed=5)
+    logits, loss = forward(model, tokens((8, BLOCK), seed=4), targets)
+    return {"loss": float(loss), "cross_entropy": _cross_entropy(logits, targets), "vocab_size": V}
 
 
-def positional_gradient(mods):
+def positional_gradient(session):
     """Positional parameters (by name) must train; positional buffers must not be all zeros."""
-    model = build_model(mods["model"])
-    _, loss = forward(model, tokens((3, BLOCK), seed=6), tokens((3, BLOCK), seed=7))
-    loss.backward()
+    model = build_model(session)
+    grads = model.grads(tokens((3, BLOCK), seed=6), tokens((3, BLOCK), seed=7))["grads"]
     params = []
     for name, p in model.named_parameters():
         if POSITIONAL_NAME.search(name):
-            grad = 0.0 if p.grad is None else float(p.grad.abs().max())
+            grad = float(grads[name].abs().max()) if name in grads and grads[name].numel() else 0.0
             params.append({"name": name, "requires_grad": p.requires_grad, "grad": grad,
                            "norm": float(p.detach().abs().max())})
     buffers = []
@@ -96,13 +98,13 @@ def positional_gradient(mods):
     return {"params": params, "buffers": buffers}
 
 
-def order_dependence(mods):
+def order_dependence(session):
     """In a one-layer model, the prediction at t of a model without position information depends only
     on the multiset of tokens 0..t (the attention sums over them). So swapping two earlier tokens must
     change it, whether positions come from a table, a formula or relative offsets. Every trainable
     parameter is first moved off its initial value, as training would: a learnable table that starts at
     zero is position information, a frozen zero table is not."""
-    model = build_model(mods["model"], n_layer=1)
+    model = build_model(session, n_layer=1)
     g = torch.Generator().manual_seed(46)
     with torch.no_grad():
         for p in model.parameters():
@@ -136,15 +138,15 @@ def _perturb_violations(model, idx):
     return {"violations": worst, "scale": scale}
 
 
-def causality_perturb(mods):
+def causality_perturb(session):
     """PERTURB at every position with the model's own initialisation."""
-    return _perturb_violations(build_model(mods["model"]), tokens((3, BLOCK), seed=9))
+    return _perturb_violations(build_model(session), tokens((3, BLOCK), seed=9))
 
 
-def causality_extreme(mods):
+def causality_extreme(session):
     """PERTURB with every weight matrix scaled up: attention scores become huge, so a finite
     mask fill value no longer hides the future."""
-    model = build_model(mods["model"])
+    model = build_model(session)
     with torch.no_grad():
         for p in model.parameters():
             if p.dim() >= 2:
@@ -152,44 +154,33 @@ def causality_extreme(mods):
     return _perturb_violations(model, tokens((3, BLOCK), seed=9))
 
 
-def causality_gradient(mods):
-    """JAC: gradient of logits[b, t] w.r.t. the token-embedding output at other items/later positions."""
-    model = build_model(mods["model"])
-    captured = []
-
-    def keep(module, inputs, output):
-        output.retain_grad()
-        captured.append(output)
-
-    hooks = [m.register_forward_hook(keep) for m in model.modules()
-             if isinstance(m, nn.Embedding) and m.num_embeddings == V]
-    if not hooks:
-        return {"applicable": False}
+def causality_gradient(session):
+    """JAC: the agent returns d logits[b, t].sum() / d (token-embedding output) for every (b, t) (the
+    output of the nn.Embedding with V rows, seen by a hook); the judge reads how much of that gradient
+    reaches later positions of the same item or other items."""
+    model = build_model(session)
+    model.sync()
     idx = tokens((3, BLOCK), seed=11)
-    logits, _ = forward(model, idx)
-    for h in hooks:
-        h.remove()
-    emb = [c for c in captured if c.dim() == 3 and c.shape[:2] == idx.shape]
-    if not emb:
+    out = session.call("embedding_jacobian", handle=model.handle, tokens=idx, vocab_size=V)
+    if not out.get("applicable"):
         return {"applicable": False}
-    emb = emb[0]
-    future, cross = 0.0, 0.0
+    jac = tensor(out.get("jacobian"), "the embedding Jacobian")
     B, T = idx.shape
+    if jac.dim() != 5 or tuple(jac.shape[:4]) != (B, T, B, T):
+        return {"applicable": False}
+    future, cross = 0.0, 0.0
     for b in range(B):
         for t in range(T):
-            if emb.grad is not None:
-                emb.grad = None
-            logits[b, t].sum().backward(retain_graph=True)
-            grad = emb.grad if emb.grad is not None else torch.zeros_like(emb)
+            grad = jac[b, t]
             future = max(future, float(grad[b, t + 1:].abs().max()) if t + 1 < T else 0.0)
             others = torch.cat([grad[:b], grad[b + 1:]])
             cross = max(cross, float(others.abs().max()) if others.numel() else 0.0)
     return {"applicable": True, "future": future, "cross_batch": cross}
 
 
-def batch_independence(mods):
+def batch_independence(session):
     """model(x[:1]) == model(x)[:1], and changing other batch items leaves item 0 unchanged."""
-    model = build_model(mods["model"])
+    model = build_model(session)
     idx = tokens((3, BLOCK), seed=12)
     with torch.no_grad():
         full, _ = forward(model, idx)
@@ -201,9 +192,9 @@ def batch_independence(mods):
             "scale": float(full.abs().max())}
 
 
-def eval_determinism(mods):
+def eval_determinism(session):
     """With dropout configured, two eval-mode forwards must be identical."""
-    model = build_model(mods["model"], dropout=0.3)
+    model = build_model(session, dropout=0.3)
     idx = tokens((3, BLOCK), seed=14)
     with torch.no_grad():
         a, _ = forward(model, idx)
@@ -211,11 +202,11 @@ def eval_determinism(mods):
     return {"equal": bool(torch.equal(a, b)), "diff": _max_abs(a, b)}
 
 
-def equivalence(mods):
+def equivalence(session):
     """Logits under the name-seeded reference weights: full (2 layers) and last position (1 layer)."""
     out = {}
     for key, n_layer in (("full", 2), ("last", 1)):
-        model = build_model(mods["model"], n_layer=n_layer)
+        model = build_model(session, n_layer=n_layer)
         fill_reference_weights(model)
         idx = tokens((3, BLOCK), seed=15)
         with torch.no_grad():
@@ -225,23 +216,21 @@ def equivalence(mods):
     return out
 
 
-def overfit_one_batch(mods, steps=80, lr=1e-2):
-    """Train on one fixed batch; the loss should fall close to zero."""
-    model = build_model(mods["model"], dtype=torch.float32, seed=0, train=True)
-    opt = AdamW([p for p in model.parameters() if p.requires_grad], lr=lr)
+def overfit_one_batch(session, steps=80, lr=1e-2):
+    """Train on one fixed batch (the agent runs the harness's own AdamW loop on the candidate's model);
+    the loss should fall close to zero. Both losses are the judge's cross-entropy of the model's logits
+    in eval mode, before and after, so a loop that reports made-up losses changes nothing."""
+    model = build_model(session, dtype=torch.float32, seed=0, train=True)
     x, y = tokens((4, BLOCK), seed=16), tokens((4, BLOCK), seed=17)
-    first = None
-    for _ in range(steps):
-        _, loss = forward(model, x, y)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-        first = float(loss.detach()) if first is None else first
     model.eval()
-    with torch.no_grad():
-        _, loss = forward(model, x, y)
-    return {"initial": first, "final": float(loss)}
-
+    logits, _ = forward(model, x, y)
+    initial = _cross_entropy(logits, y)
+    model.train()
+    model.sync()
+    session.call("fit_batch", handle=model.handle, x=x, y=y, steps=steps, lr=lr)
+    model.eval()
+    logits, _ = forward(model, x, y)
+    return {"initial": initial, "final": _cross_entropy(logits, y)}
 
 
 def influence_matrix(model, window, chars):

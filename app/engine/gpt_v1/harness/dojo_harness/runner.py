@@ -1,12 +1,13 @@
-"""Entry point: read DOJO_INPUT, import the candidate, run every probe, write DOJO_OUT/result.json."""
+"""The judge's run over gpt-v1: every probe in order, then the tiny training run and the leak probe.
 
-import json
-import math
+measure(session, job) composes all requests to the agent through `session` and returns the result
+dict that result.json holds (the format app/engine/README.md describes)."""
+
 import os
-import sys
 import time
 
-import torch
+from dojo_kit import progress
+from dojo_kit.judge import guarded, run_probes
 
 from . import (
     RESULT_SCHEMA,
@@ -16,19 +17,17 @@ from . import (
     interface,
     loss_probes,
     model_probes,
-    progress,
     structure_probes,
     tiny_run,
     train_probes,
 )
-from .errors import guarded
-from .loading import CandidateImportError, import_candidate
 
 DEFAULT_TRAINING = {
     "steps": 200, "batch_size": 16, "block_size": 32, "n_layer": 2, "n_head": 4, "n_embd": 48,
     "learning_rate": 3e-3, "seed": 1337, "eval_interval": 25, "eval_batches": 4,
     "leak_steps": 60, "sample_tokens": 80, "prompt": "MACBETH:\n",
 }
+HARNESS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 PROBES = [  # (name, needs train.py, function); the interface first, as the checks judge it first
     ("interface", False, interface.interface),
@@ -60,72 +59,42 @@ PROBES = [  # (name, needs train.py, function); the interface first, as the chec
 ]
 
 
-def _clean(value):
-    """JSON-safe: non-finite floats become strings so the file stays strict JSON."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return "nan" if value != value else ("inf" if value > 0 else "-inf")
-    if isinstance(value, dict):
-        return {str(k): _clean(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_clean(v) for v in value]
-    return value
+def selected_probes(probes, session, wanted):
+    """(name, function) of the probes to run: those whose files exist, those asked for (None: all)."""
+    return [(name, func) for name, needs_train, func in probes
+            if not (needs_train and "train" not in session) and (wanted is None or name in wanted)]
 
 
-def measure(candidate_dir, harness_dir, job):
-    """Run all probes; returns the result dict (never raises for candidate faults)."""
-    torch.set_num_threads(1)
-    names = [f[:-3] for f in job.get("files", ["model.py", "data.py"]) if f.endswith(".py")]
-    progress.report("importing")
-    try:
-        mods = import_candidate(candidate_dir, names)
-    except CandidateImportError as exc:
-        return {"schema": RESULT_SCHEMA, "error": {"kind": exc.kind, "message": exc.message}, "probes": {}}
-    mods["_dir"] = candidate_dir
-    wanted = job.get("probes")  # None: all; tests select a few to stay fast
+def training_measurements(session, cfg, wanted):
+    """The tiny training run (with the influence map of its trained model) and the leak probe."""
     probes, seconds = {}, {}
-    selected = [(name, func) for name, needs_train, func in PROBES
-                if not (needs_train and "train" not in mods) and (wanted is None or name in wanted)]
-    for k, (name, func) in enumerate(selected, start=1):
-        progress.report("probe", name=name, k=k, n=len(selected))
-        t0 = time.perf_counter()
-        probes[name] = guarded(func, candidate_dir, mods)
-        seconds[name] = round(time.perf_counter() - t0, 3)
-    cfg = dict(DEFAULT_TRAINING, **job.get("training", {}))
     if wanted is not None and "training_run" not in wanted and "leak_probe" not in wanted:
-        return {"schema": RESULT_SCHEMA, "error": None, "probes": probes, "seconds": seconds,
-                "has_train": "train" in mods}
-    corpus = tiny_run.load_corpus(tiny_run.corpus_path(harness_dir))
+        return probes, seconds
+    corpus = tiny_run.load_corpus(tiny_run.corpus_path(HARNESS_DIR))
     t0 = time.perf_counter()
-    run = guarded(tiny_run.training_run, candidate_dir, mods, corpus, cfg)
+    run = guarded(tiny_run.training_run, session, corpus, cfg)
     model = run.pop("model", None)
     probes["training_run"] = run
     if model is not None:
         window = corpus["val"][:min(16, cfg["block_size"])]
-        probes["influence"] = guarded(model_probes.influence_matrix, candidate_dir, model, window,
-                                      corpus["chars"])
+        probes["influence"] = guarded(model_probes.influence_matrix, model, window, corpus["chars"])
     seconds["training_run"] = round(time.perf_counter() - t0, 3)
     if wanted is not None and "leak_probe" not in wanted:
-        return {"schema": RESULT_SCHEMA, "error": None, "probes": probes, "seconds": seconds,
-                "has_train": "train" in mods}
+        return probes, seconds
     t0 = time.perf_counter()
     progress.report("leak-probe")
-    probes["leak_probe"] = guarded(tiny_run.leak_probe, candidate_dir, mods, len(corpus["chars"]), cfg)
+    probes["leak_probe"] = guarded(tiny_run.leak_probe, session, len(corpus["chars"]), cfg)
     seconds["leak_probe"] = round(time.perf_counter() - t0, 3)
+    return probes, seconds
+
+
+def measure(session, job):
+    """Every probe's measurements for one job (the judge writes them as result.json)."""
+    wanted = job.get("probes")  # None: all; tests select a few to stay fast
+    probes, seconds = run_probes(session, selected_probes(PROBES, session, wanted))
+    cfg = dict(DEFAULT_TRAINING, **job.get("training", {}))
+    more, more_seconds = training_measurements(session, cfg, wanted)
+    probes.update(more)
+    seconds.update(more_seconds)
     return {"schema": RESULT_SCHEMA, "error": None, "probes": probes, "seconds": seconds,
-            "has_train": "train" in mods}
-
-
-def main():
-    candidate_dir = os.environ["DOJO_CANDIDATE_DIR"]
-    harness_dir = os.environ.get("DOJO_HARNESS_DIR") or os.path.dirname(os.path.dirname(__file__))
-    with open(os.environ["DOJO_INPUT"], encoding="utf-8") as fh:
-        job = json.load(fh)
-    result = _clean(measure(candidate_dir, harness_dir, job))
-    out_path = os.path.join(os.environ["DOJO_OUT"], "result.json")
-    with open(out_path, "w", encoding="utf-8") as fh:
-        json.dump(result, fh, allow_nan=False)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+            "has_train": "train" in session}

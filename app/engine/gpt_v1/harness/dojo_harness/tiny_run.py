@@ -5,8 +5,8 @@ import os
 import time
 
 import torch
+from dojo_kit import progress
 
-from . import progress
 from .loading import build_model, forward
 from .optim import AdamW
 

@@ -8,7 +8,7 @@ from datetime import timedelta
 from sqlalchemy import bindparam, select, update
 from sqlalchemy.orm import Session
 
-from app.attempts import job_kinds
+from app.attempts import job_kinds, numbers
 from app.attempts.models import Attempt, AttemptKind, AttemptStatus
 from app.attempts.package_info import PublicPackage, public_package
 from app.core.db import as_utc, utcnow
@@ -30,9 +30,11 @@ IN_FLIGHT = (AttemptStatus.queued.value, AttemptStatus.running.value)
 class AttemptRejected(DojoError):
     """The request cannot become an attempt; the message is safe to show and `status_code` is 4xx."""
 
-    def __init__(self, status_code: int, detail: str, headers: dict[str, str] | None = None) -> None:
+    def __init__(self, status_code: int, detail: str, headers: dict[str, str] | None = None,
+                 link: tuple[str, str] | None = None) -> None:
         super().__init__(detail, status_code, headers)
         self.detail = detail
+        self.link = link  # (text, path) of a page the refusal points to, which pages show as a link
 
 
 def create_attempt(
@@ -143,15 +145,24 @@ def _check_rate(*, session: Session, user: User, kind: str) -> None:
     """One attempt of each kind in flight per user, and at most N attempts a minute."""
     settings = get_settings()
     busy = session.scalar(
-        select(Attempt.id).where(Attempt.user_id == user.id, Attempt.kind == kind, Attempt.status.in_(IN_FLIGHT))
+        select(Attempt).where(Attempt.user_id == user.id, Attempt.kind == kind, Attempt.status.in_(IN_FLIGHT))
         .limit(1)
     )
     if busy is not None:
+        # The grading in progress may be on another challenge: name it, number it as its History does,
+        # and point at its page.
         what = KIND_NAMES.get(kind, kind)
+        version = session.get(ScenarioVersion, busy.scenario_version_id)
+        title = version.title if version is not None else "another challenge"
+        path = (f"/interviews/{busy.interview_id}/workspace" if busy.interview_id is not None
+                else f"/challenges/{scenarios_service.slug_of(session=session, version=version)}" if version
+                else "/candidate")
+        number = numbers.number_of(session=session, attempt=busy)
         raise AttemptRejected(
             429,
-            f"Your {what} {busy} is still being graded; wait for its result before starting another {what}.",
-            {"Retry-After": "10"},
+            f"Your {what} on {title} (attempt {number} there) is still being graded; wait for its result before "
+            f"starting another {what}. It is at {path}",
+            {"Retry-After": "10"}, link=(f"Open {title}", path),
         )
     window = timedelta(seconds=60)
     recent = session.scalars(

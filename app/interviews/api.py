@@ -6,10 +6,11 @@ from datetime import timedelta
 from typing import Annotated
 
 from fastapi import APIRouter, Body, Request
+from pydantic import BaseModel
 from starlette.responses import Response
 
 from app.auth import tokens
-from app.auth.deps import OptionalUser, SessionDep
+from app.auth.deps import CurrentUser, OptionalUser, SessionDep
 from app.auth.login import password_guard
 from app.http.params import RowIdPath
 from app.interviews import access, export, invites, reviews
@@ -53,6 +54,27 @@ def create_interview(
     delivery = invites.deliver(session=session, interview=interview, invite_url=url)
     session.commit()
     return InterviewCreated(id=interview.id, invite_url=url, emailed=delivery.emailed, email_error=delivery.error)
+
+
+class InterviewStarted(BaseModel):
+    """POST /api/interviews/{id}/start: when the clock started and when it runs out (ISO 8601, UTC)."""
+
+    id: int
+    started_at: str
+    deadline: str
+    time_limit_minutes: int
+
+
+@router.post("/interviews/{interview_id}/start", name="api_start_interview")
+def start_interview(interview_id: RowIdPath, user: CurrentUser, session: SessionDep) -> InterviewStarted:
+    """The candidate starts the clock (the page's Start button; an attempt posted first starts it too).
+    Starting again returns the first start; someone else's interview is 404, a revoked or ended one 409."""
+    interview = invites.accepted_interview(session=session, interview_id=interview_id, user=user)
+    started = invites.start_interview(session=session, interview=interview)
+    session.commit()
+    ends = started + timedelta(minutes=interview.time_limit_minutes)
+    return InterviewStarted(id=interview.id, started_at=started.isoformat(), deadline=ends.isoformat(),
+                            time_limit_minutes=interview.time_limit_minutes)
 
 
 @router.get("/interviews.csv", name="api_interviews_csv")

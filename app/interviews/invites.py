@@ -17,12 +17,13 @@ from sqlalchemy.orm import Session
 from app.core.db import as_utc, utcnow
 from app.core.security import new_token, token_digest
 from app.core.settings import get_settings
-from app.interviews import mail
+from app.interviews import clock, mail
 from app.interviews import state as state_module
 from app.interviews.errors import InterviewClosed, InterviewError
 from app.interviews.models import Interview
 from app.interviews.service import MAX_INVITE_LIFETIME, MAX_TIME_LIMIT_MINUTES
 from app.scenarios.models import ScenarioVersion
+from app.users.models import User
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +53,7 @@ def deliver(*, session: Session, interview: Interview, invite_url: str) -> Deliv
         f"You are invited to a {interview.time_limit_minutes}-minute ML debugging interview: "
         f"{_title(session, interview)}.\n\n"
         f"Open this link to set your password and start (it works once, until {expires}):\n{invite_url}\n\n"
-        "The clock starts when you first open the challenge, not when you accept the invitation.\n"
+        "The clock starts when you press Start on the page that follows, not when you set your password.\n"
     )
     try:
         mail.send(mail.compose(to=interview.candidate_email, subject="Your interview invitation", body=body))
@@ -110,6 +111,30 @@ def extend(*, session: Session, interview: Interview, invite_days: int = 0, extr
             raise InterviewError(f"The time limit can be at most {MAX_TIME_LIMIT_MINUTES} minutes in all.")
         interview.time_limit_minutes = total
     session.flush()
+
+
+def accepted_interview(*, session: Session, interview_id: int, user: User) -> Interview:
+    """The candidate's own accepted interview (404 for anyone else's or one not accepted yet)."""
+    interview = session.get(Interview, interview_id)
+    if interview is None or interview.candidate_id != user.id or interview.invite_used_at is None:
+        raise InterviewError(f"Interview {interview_id} not found.", 404)
+    return interview
+
+
+def waits_in_lobby(interview: Interview, user: User) -> bool:
+    """True when this candidate has accepted the interview but not pressed Start yet: the workspace
+    sends them to the lobby, where they read the challenge and the time limit first."""
+    return (interview.candidate_id == user.id and interview.invite_used_at is not None
+            and interview.started_at is None and interview.revoked_at is None and interview.submitted_at is None)
+
+
+def start_interview(*, session: Session, interview: Interview) -> datetime:
+    """The candidate pressed Start (or their API client did): the clock starts now; starting again is a
+    no-op that returns the first start. A revoked or ended interview refuses (flushed)."""
+    _refuse_if_closed(interview, "started")
+    clock.start(interview)
+    session.flush()
+    return as_utc(interview.started_at)  # type: ignore[arg-type]
 
 
 def due_for_reminder(*, session: Session, now: datetime) -> list[Interview]:

@@ -29,6 +29,7 @@ from app.engine.scratch import FILE_NAME as SCRATCH_FILE
 from app.http.params import MAX_ROW_ID, RowIdPath
 from app.http.templating import PageContext, render
 from app.users.models import Role, User
+from app.web.invite import lobby_redirect
 from app.web.markdown import render_markdown
 from app.workspace import drafts, hints, history
 from app.workspace.context import Workspace, open_interview_workspace, open_workspace
@@ -124,6 +125,7 @@ class WorkspacePage(PageContext):
     notice: str | None
     query: dict[str, int | None]  # what every link of the page carries (?interview=)
     editor_bundle: str | None
+    notice_link: tuple[str, str] | None = None  # (text, path) the notice points to (a grading in progress)
 
 
 def page_context(request: Request, session: Session, ws: Workspace, *, attempt_id: int | None = None,
@@ -175,6 +177,8 @@ def challenge_page(request: Request, slug: str, user: CurrentUser, session: Sess
                    interview: InterviewQuery = None, attempt: InterviewQuery = None,
                    file: str | None = None) -> Response:
     """The workspace for practice, or (with ?interview=) inside one of the user's interviews."""
+    if interview is not None and (lobby := lobby_redirect(request, session, user, interview)) is not None:
+        return lobby  # accepted but not started: the lobby first, where Start starts the clock
     ws = open_workspace(session=session, user=user, slug=slug, interview_id=interview, start_clock=True)
     context = page_context(request, session, ws, attempt_id=attempt, active_file=file)
     session.commit()  # the first visit creates the draft (and starts an interview's clock)
@@ -184,7 +188,9 @@ def challenge_page(request: Request, slug: str, user: CurrentUser, session: Sess
 @router.get("/interviews/{interview_id}/workspace", name="interview_workspace")
 def interview_workspace(request: Request, interview_id: RowIdPath, user: CurrentUser, session: SessionDep,
                         attempt: InterviewQuery = None, file: str | None = None) -> Response:
-    """The interview's challenge, on the interview's clock (started by this first visit)."""
+    """The interview's challenge, on the interview's clock (started in the lobby, with Start)."""
+    if (lobby := lobby_redirect(request, session, user, interview_id)) is not None:
+        return lobby
     ws = open_interview_workspace(session=session, user=user, interview_id=interview_id)
     context = page_context(request, session, ws, attempt_id=attempt, active_file=file)
     session.commit()

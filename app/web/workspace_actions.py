@@ -78,10 +78,12 @@ def refused(request: Request, session: Session, ws: Workspace, error: DojoError,
     """
     session.rollback()
     if is_htmx(request):
-        response = render(request, PAGE, {"notice": error.message}, block="notice")
+        response = render(request, PAGE, {"notice": error.message, "notice_link": getattr(error, "link", None)},
+                          block="notice")
         response.headers.update({"HX-Retarget": "#workspace-notice", "HX-Reswap": "innerHTML"})
         return response
-    context = page_context(request, session, ws, notice=error.message)
+    context = replace(page_context(request, session, ws, notice=error.message),
+                      notice_link=getattr(error, "link", None))
     if posted is not None:
         stored = context.draft
         context = replace(context, draft=drafts.DraftText(files={**stored.files, **posted[0]},

@@ -38,3 +38,26 @@ document.addEventListener("click", function (event) {
   var button = event.target.closest ? event.target.closest("[data-confirm]") : null;
   if (button && !window.confirm(button.getAttribute("data-confirm"))) event.preventDefault();
 });
+
+// Copy buttons (an invite link): the button names the field it copies (data-copy); without script the
+// field stays selectable, and the button stays hidden.
+function dojoShowCopyButtons(root) {
+  root.querySelectorAll("button[data-copy]").forEach(function (button) { button.hidden = false; });
+}
+document.addEventListener("DOMContentLoaded", function () { dojoShowCopyButtons(document); });
+document.addEventListener("htmx:afterSwap", function (event) { dojoShowCopyButtons(event.target); });
+document.addEventListener("click", function (event) {
+  var button = event.target.closest ? event.target.closest("button[data-copy]") : null;
+  if (!button) return;
+  var field = document.getElementById(button.getAttribute("data-copy"));
+  var status = document.getElementById(button.getAttribute("data-copy") + "-copied");
+  if (!field) return;
+  function done(text) { if (status) status.textContent = text; }
+  field.select();
+  if (navigator.clipboard && navigator.clipboard.writeText) {
+    navigator.clipboard.writeText(field.value).then(function () { done("Copied."); },
+      function () { done(document.execCommand("copy") ? "Copied." : "Select the link and copy it."); });
+  } else {
+    done(document.execCommand("copy") ? "Copied." : "Select the link and copy it.");
+  }
+});

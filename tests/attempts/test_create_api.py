@@ -135,8 +135,14 @@ def test_one_attempt_of_each_kind_in_flight(client, make_user, builtin_slugs, re
     assert first.status_code == 202
     again = _post(client, who, kind="run")
     assert again.status_code == 429
-    assert again.json()["detail"] == (f"Your run {first.json()['id']} is still being graded; wait for its result "
-                                      "before starting another run.")
+    # The refusal names the challenge of the grading in progress, numbers it as that challenge's History
+    # does (its first attempt there), and says where it is.
+    title = find_builtin("warm-up").title
+    assert again.json()["detail"] == (f"Your run on {title} (attempt 1 there) is still being graded; wait for its "
+                                      "result before starting another run. It is at /challenges/warm-up")
+    # Another challenge refuses the same way, naming the first one.
+    other = _post(client, who, kind="run", scenario="leaky-mask")
+    assert other.status_code == 429 and f"Your run on {title} (attempt 1 there)" in other.json()["detail"]
     assert _post(client, who, kind="submit").status_code == 202
     assert _post(client, who, kind="scratch", files={"scratch.py": "print(1)"}).status_code == 202
 

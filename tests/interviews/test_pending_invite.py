@@ -106,7 +106,7 @@ def test_a_pending_invites_workspace_takes_no_autosave_run_hint_or_event(pending
     _assert_nothing_started(db, interview)
 
 
-def test_accepting_on_the_page_redeems_the_invite_and_the_first_visit_then_starts_the_clock(
+def test_accepting_on_the_page_leads_to_the_lobby_and_start_there_starts_the_clock(
     pending: Pending, db: Session,
 ) -> None:
     interview, client = pending.interview, pending.client
@@ -114,15 +114,28 @@ def test_accepting_on_the_page_redeems_the_invite_and_the_first_visit_then_start
     accepted = client.post(f"/invite/interviews/{interview.id}", data={"csrf_token": csrf_from(page.text)},
                            follow_redirects=False)
     assert accepted.status_code == 303
-    assert accepted.headers["location"].endswith(f"/interviews/{interview.id}/workspace")
+    assert accepted.headers["location"].endswith(f"/invite/interviews/{interview.id}/lobby")
     db.expire_all()
     stored = db.get(Interview, interview.id)
     assert stored.invite_used_at is not None and stored.started_at is None  # accepting is not starting
-    workspace = client.get(accepted.headers["location"])
-    assert workspace.status_code == 200 and 'id="brief"' in workspace.text
+    # The workspace, by either address, sends the candidate to the lobby until they press Start.
+    slug_path = f"/challenges/{package_of(pending.version).slug}?interview={interview.id}"
+    for path in (f"/interviews/{interview.id}/workspace", slug_path):
+        opened = client.get(path, follow_redirects=False)
+        assert opened.status_code == 303 and opened.headers["location"].endswith("/lobby"), path
+    lobby = client.get(accepted.headers["location"])
+    assert lobby.status_code == 200 and "45 minutes" in lobby.text and pending.version.title in lobby.text
+    assert "The clock has not started" in lobby.text and "Start the interview" in lobby.text
+    db.expire_all()
+    assert db.get(Interview, interview.id).started_at is None  # reading the lobby starts nothing
+    started = client.post(f"/invite/interviews/{interview.id}/start", data={"csrf_token": csrf_from(lobby.text)},
+                          follow_redirects=False)
+    assert started.status_code == 303 and started.headers["location"].endswith(f"/interviews/{interview.id}/workspace")
     db.expire_all()
     assert db.get(Interview, interview.id).started_at is not None
-    again = client.get(f"/invite/interviews/{interview.id}", follow_redirects=False)
+    workspace = client.get(started.headers["location"])
+    assert workspace.status_code == 200 and 'id="brief"' in workspace.text
+    again = client.get(f"/invite/interviews/{interview.id}/lobby", follow_redirects=False)
     assert again.status_code == 303 and again.headers["location"].endswith(f"/interviews/{interview.id}/workspace")
 
 

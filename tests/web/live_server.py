@@ -122,11 +122,14 @@ def sign_in_as(page: Any, server: LiveServer, email: str, password: str = PASSWO
 
 
 def accept_invite(page: Any, invite_url: str, password: str) -> int:
-    """Open an invite as a new candidate, set the password and land in the interview workspace; its id."""
+    """Open an invite as a new candidate, set the password, press Start in the lobby and land in the
+    interview workspace; its id."""
     page.goto(invite_url)
     page.get_by_label("New password").fill(password)
     page.get_by_label("Repeat the password").fill(password)
-    page.get_by_role("button", name="Set password and start").click()
+    page.get_by_role("button", name="Set password and continue").click()
+    page.wait_for_url(re.compile(r".*/interviews/\d+/lobby"))
+    page.get_by_role("button", name="Start the interview").click()
     page.wait_for_url(re.compile(r".*/interviews/\d+/workspace.*"))
     found = re.search(r"/interviews/(\d+)/", page.url)
     assert found is not None, page.url

@@ -97,8 +97,11 @@ def test_interviewer_invites_and_the_candidate_joins(browser: object, page: obje
     candidate.goto(invite_url)
     candidate.get_by_label("New password").fill("newcomer-password")
     candidate.get_by_label("Repeat the password").fill("newcomer-password")
-    candidate.get_by_role("button", name="Set password and start").click()
-    candidate.wait_for_url(re.compile(r".*/interviews/\d+/workspace"))  # straight into the interview
+    candidate.get_by_role("button", name="Set password and continue").click()
+    candidate.wait_for_url(re.compile(r".*/interviews/\d+/lobby"))  # the lobby first: no clock yet
+    assert "The clock has not started" in candidate.locator("main").inner_text()
+    candidate.get_by_role("button", name="Start the interview").click()
+    candidate.wait_for_url(re.compile(r".*/interviews/\d+/workspace"))
     assert "newcomer@dojo.example" in candidate.get_by_role("banner").inner_text()
     candidate.goto(invite_url)
     assert "already been used" in candidate.locator("main").inner_text()

@@ -52,8 +52,8 @@ def test_invite_sets_password_and_signs_the_candidate_in(
     assert page.headers["Referrer-Policy"] == "same-origin"
     response = _accept(client, token)
     assert response.status_code == 303  # type: ignore[attr-defined]
-    # Straight into the interview's workspace.
-    assert response.headers["location"].endswith("/workspace")  # type: ignore[attr-defined]
+    # To the lobby, where the candidate reads the challenge and presses Start (the clock waits for it).
+    assert response.headers["location"].endswith("/lobby")  # type: ignore[attr-defined]
     assert client.get("/candidate").status_code == 200
     assert _users_with(db, email) == 1
     # The new password works on the sign-in form too.

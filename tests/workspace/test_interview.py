@@ -9,7 +9,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 from sqlalchemy.orm import Session
-from web.support import Account, unique_email
+from web.support import Account, csrf_from, unique_email
 
 from app.attempts.models import Attempt
 from app.core.db import utcnow
@@ -38,12 +38,18 @@ def _interview(
     return interview
 
 
-def test_first_visit_starts_the_clock_and_the_draft_is_separate_from_practice(
+def test_start_in_the_lobby_starts_the_clock_and_the_draft_is_separate_from_practice(
     web_app: FastAPI, db: Session, make_account: Callable[..., Account], published_version: ScenarioVersion
 ) -> None:
     me = make_account("candidate")
     interview = _interview(db, me)
     client = signed_in(web_app, me)
+    # Before Start, the workspace is the lobby's: the clock waits.
+    lobby = client.get(f"/interviews/{interview.id}/workspace")
+    assert lobby.url.path.endswith(f"/invite/interviews/{interview.id}/lobby") and "Start the interview" in lobby.text
+    db.expire_all()
+    assert db.get(Interview, interview.id).started_at is None
+    client.post(f"/invite/interviews/{interview.id}/start", data={"csrf_token": csrf_from(lobby.text)})
     page, token = page_csrf(client, f"/interviews/{interview.id}/workspace")
     assert "Time left in this interview" in page and 'class="badge badge-interview"' in page
     db.expire_all()

@@ -5,6 +5,7 @@ from app.attempts.models import Attempt
 from app.audit.models import AuditEvent
 from app.coaching.models import CoachingTip, TipRating
 from app.core.db import Base
+from app.interviews.live.models import InterviewMessage, InterviewNote, KeystrokeBatch, LiveEvent
 from app.interviews.models import Interview, Review
 from app.scenarios.job_models import JobTask, ScenarioJob
 from app.scenarios.models import Scenario, ScenarioVersion
@@ -14,6 +15,7 @@ from app.workspace.models import Draft, DraftSnapshot, HintReveal, WorkspaceEven
 
 __all__ = [
     "ApiToken", "Attempt", "AttemptDispatch", "AuditEvent", "Base", "CoachingTip", "Draft", "DraftSnapshot",
-    "EndedSession", "HintReveal", "Interview", "JobTask", "Review", "Scenario", "ScenarioJob", "ScenarioVersion",
+    "EndedSession", "HintReveal", "Interview", "InterviewMessage", "InterviewNote", "JobTask", "KeystrokeBatch",
+    "LiveEvent", "Review", "Scenario", "ScenarioJob", "ScenarioVersion",
     "SiteSetting", "TipRating", "User", "WorkspaceEvent",
 ]

@@ -13,6 +13,7 @@ def include_all(app: FastAPI) -> None:
     from app.coaching import api as coaching_api
     from app.coaching import views as coaching_views
     from app.interviews import api as interviews_api
+    from app.interviews.live import api as live_api
     from app.ops import routes as ops_routes
     from app.scenarios import admin_api as scenarios_admin_api
     from app.scenarios import api as scenarios_api
@@ -40,6 +41,8 @@ def include_all(app: FastAPI) -> None:
     app.include_router(attempts_api.router)
     app.include_router(auth_api.router)
     app.include_router(interviews_api.router)
+    app.include_router(live_api.router)
+    app.include_router(live_api.pages)
     app.include_router(web_system.router)
     app.include_router(ops_routes.router)
     app.include_router(web_account.router)

@@ -18,11 +18,12 @@ from app.interviews import service as interviews_service
 from app.interviews.api_views import interview_view, review_out
 from app.interviews.deps import ReviewerUser
 from app.interviews.errors import InterviewError
+from app.interviews.live.api import with_notes
+from app.interviews.live.schemas import InterviewWithNotes
 from app.interviews.rubric import LEVELS
 from app.interviews.schemas import (
     InterviewCreate,
     InterviewCreated,
-    InterviewOut,
     InviteRedeem,
     InviteRedeemed,
     ReviewCreate,
@@ -87,10 +88,11 @@ def interviews_csv(user: ReviewerUser, session: SessionDep) -> Response:
 
 
 @router.get("/interviews/{interview_id}", name="api_read_interview")
-def read_interview(interview_id: RowIdPath, user: ReviewerUser, session: SessionDep) -> InterviewOut:
+def read_interview(interview_id: RowIdPath, user: ReviewerUser, session: SessionDep) -> InterviewWithNotes:
     """The interview with its attempts, bug verdicts, reviews and integrity signals."""
     interview = access.visible_interview(session=session, user=user, interview_id=interview_id)
-    return interview_view(summarise(session=session, interviews=[interview], viewer=user)[0])
+    out = interview_view(summarise(session=session, interviews=[interview], viewer=user)[0])
+    return with_notes(out, session=session, interview_id=interview.id)  # private notes: staff only
 
 
 @router.get("/rubric", name="api_rubric", response_model=RubricView)

@@ -16,6 +16,7 @@ from app.http.templating import PageContext, is_htmx, render
 from app.interviews import access, reviews
 from app.interviews.deps import ReviewerUser
 from app.interviews.invites import Delivery
+from app.interviews.live.view import LiveView, live_view
 from app.interviews.models import Interview
 from app.interviews.playback import Playback, build_playback
 from app.interviews.record import CELL_LABELS, AttemptEntry, InterviewRecord, build_record
@@ -65,6 +66,7 @@ class ReviewPage(PageContext):
     new_invite: Delivery | None = None
     email_enabled: bool = False
     latest: AttemptEntry | None = None  # the report's latest submission
+    live: LiveView | None = None  # follow mode, private notes, messages (app/interviews/live)
 
     def as_context(self) -> dict[str, object]:
         # the templates' labels and formatting helpers ride along with the values
@@ -93,6 +95,7 @@ def review_context(
         deadline=deadline(interview),
         panels={e.attempt.id: results.build_view(session=session, attempt=e.attempt, staff=True)
                 for e in record.attempts if e.graded} if details else {},
+        live=live_view(session=session, interview=interview, user=user),
     )
 
 

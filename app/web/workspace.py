@@ -28,6 +28,8 @@ from app.engine.interfaces import DEFAULT_INTERFACE, interface_label
 from app.engine.scratch import FILE_NAME as SCRATCH_FILE
 from app.http.params import MAX_ROW_ID, RowIdPath
 from app.http.templating import PageContext, render
+from app.interviews.live import workspace_hook as live_hook
+from app.interviews.live.said import Said
 from app.users.models import Role, User
 from app.web.invite import lobby_redirect
 from app.web.markdown import render_markdown
@@ -125,6 +127,8 @@ class WorkspacePage(PageContext):
     notice: str | None
     query: dict[str, int | None]  # what every link of the page carries (?interview=)
     editor_bundle: str | None
+    live_messages: tuple[Said, ...] = ()  # an interview's messages from the interviewer
+    live_messages_after: int = 0  # where the page's message stream starts
     notice_link: tuple[str, str] | None = None  # (text, path) the notice points to (a grading in progress)
 
 
@@ -165,6 +169,8 @@ def page_context(request: Request, session: Session, ws: Workspace, *, attempt_i
         notice=notice,
         query={"interview": ws.interview_id} if ws.interview else {},
         editor_bundle=EDITOR_BUNDLE if (STATIC_DIR / EDITOR_BUNDLE).is_file() else None,
+        live_messages=live_hook.messages_for(session, ws),
+        live_messages_after=live_hook.messages_after(session, ws),
     )
 
 

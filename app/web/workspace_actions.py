@@ -27,6 +27,8 @@ from app.engine.scratch import FILE_NAME as SCRATCH_FILE
 from app.http.params import RowIdPath
 from app.http.templating import is_htmx, render
 from app.interviews import state
+from app.interviews.live import workspace_hook as live
+from app.interviews.live.recording import LiveReport
 from app.web.limits import CODE_FIELD_PREFIX
 from app.web.workspace import PAGE, InterviewQuery, own_attempt, page_context, render_panel, workspace_for
 from app.workspace import drafts, events, hints, history
@@ -45,6 +47,8 @@ class DraftBody(BaseModel):
     notes: dict[str, str] = Field(default_factory=dict)
     revision: int | None = Field(default=None, ge=0, le=2**31)
     force: bool = False
+    # Inside an interview: keystrokes, cursor line, file and focus for followers and playback.
+    live: LiveReport | None = None
 
 
 class EventBody(BaseModel):
@@ -99,9 +103,11 @@ def autosave_draft(slug: str, user: CurrentUser, session: SessionDep, body: Anno
                    interview: InterviewQuery = None) -> Response:
     """The page script's debounced autosave: {saved, revision}; saved=false when another tab is ahead."""
     ws = workspace_for(session, user, slug, interview)
+    before = live.files_before(session, ws)
     try:
         outcome = drafts.save_draft(session=session, ws=ws, files=body.files, notes=body.notes,
                                     base_revision=body.revision, force=body.force)
+        live.after_save(session, ws, before, outcome.draft if outcome.saved else None, body.live)
     except DojoError as exc:
         session.rollback()
         return JSONResponse({"saved": False, "detail": exc.message}, status_code=exc.status_code)
@@ -146,7 +152,9 @@ async def start_attempt(request: Request, slug: str, user: CurrentUser, session:
         attempt = attempts_service.create_attempt(
             session=session, user=user, scenario=ws.slug, files=code, kind=kind, notes=text.notes,
             interview_id=ws.interview_id)
+        before = live.files_before(session, ws)
         saved = drafts.save_draft(session=session, ws=ws, files=files, notes=notes, base_revision=None, force=True)
+        live.after_save(session, ws, before, saved.draft, live.report_from_form(form.get("live")))
     except DojoError as exc:
         return refused(request, session, ws, exc, posted=(files, notes))
     session.commit()

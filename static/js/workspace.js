@@ -114,6 +114,9 @@
         onSubmit: function () { clickButton("submit-button"); },
         onSave: function () { saveNow(); },
         onPaste: function (text) { reportPaste(name, text); },
+        onChanges: function (changes, userEvent, line) {  // keystrokes of an interview (workspace-live.js)
+          if (window.dojoLive) window.dojoLive.changed(name, changes, userEvent, line);
+        },
       });
       // A long file scrolls inside the editor: its scroll area takes focus too, so keyboard users can
       // scroll it without entering the text.
@@ -186,7 +189,9 @@
     var files = {}, notes = {};
     Object.keys(dirtyFiles).forEach(function (name) { files[name] = editors[name].get(); });
     Object.keys(dirtyNotes).forEach(function (id) { notes[id] = document.getElementById("note-" + id).value; });
-    return { files: files, notes: notes, revision: revision, force: !!force };
+    var body = { files: files, notes: notes, revision: revision, force: !!force };
+    if (window.dojoLive) body.live = window.dojoLive.take(Object.keys(files));
+    return body;
   }
 
   function saveNow(force) {
@@ -342,6 +347,7 @@
         var data = new FormData(form);
         data.set("kind", button.value);
         Object.keys(editors).forEach(function (name) { data.set("file:" + name, editors[name].get()); });
+        if (window.dojoLive) data.set("live", window.dojoLive.formValue(Object.keys(editors)));
         clearTimeout(saveTimer);  // the attempt saves this text as the draft
         dirtyFiles = {};
         dirtyNotes = {};

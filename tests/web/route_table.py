@@ -135,6 +135,20 @@ ROUTE_TABLE: dict[tuple[str, str], Expect] = {
     ("POST", "/api/interviews/{interview_id}/start"): Expect(401, 404, 404, 404,
                                                              path="/api/interviews/999999999/start"),
     ("GET", "/api/interviews.csv"): Expect(401, 404, 200, 200),
+    # A live interview (app/interviews/live)
+    ("GET", "/api/interviews/{interview_id}/live"): Expect(401, 404, 404, 404, path="/api/interviews/999999999/live"),
+    **{("POST", f"/api/interviews/{{interview_id}}/{said}"): Expect(
+        401, 404, 404, 404, path=f"/api/interviews/999999999/{said}", json={"text": "x"})
+       for said in ("notes", "messages")},
+    **{("POST", f"/interviewer/interviews/{{interview_id}}/{said}"): Expect(
+        TO_SIGN_IN, 404, 404, 404, path=f"/interviewer/interviews/999999999/{said}", form={"text": "x"})
+       for said in ("notes", "messages")},
+    ("GET", "/interviewer/interviews/{interview_id}/playback.json"): Expect(
+        TO_SIGN_IN, 404, 404, 404, path="/interviewer/interviews/999999999/playback.json"),
+    ("GET", "/interviews/{interview_id}/messages/live"): signed_in(404, anonymous=401,
+                                                                   path="/interviews/999999999/messages/live"),
+    ("POST", "/interviews/{interview_id}/live/presence"): signed_in(404, anonymous=TO_SIGN_IN, json={},
+                                                                    path="/interviews/999999999/live/presence"),
     ("GET", "/api/rubric"): Expect(401, 404, 200, 200),
     ("POST", "/api/invites/{token}"): everyone(404, path="/api/invites/not-a-real-invite-token", json={}),
     ("POST", "/api/attempts/{attempt_id}/cancel"): signed_in(404, anonymous=401,

@@ -36,7 +36,8 @@ def row_of(summary: InterviewSummary) -> list[object]:
         summary.minutes_used, summary.attempt_count,
         points(summary.score),  # out of 100, as on every page and in the JSON's `points`
         summary.bugs_fixed, summary.bug_total, summary.hints, record.hint_cost, decisions,
-        "; ".join(s.kind for s in summary.raised_signals),
+        # Evidence to look at, never a verdict: each raised signal is named as one.
+        "; ".join(f"signal: {s.title}" for s in summary.raised_signals),
     ]
 
 

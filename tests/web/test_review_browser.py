@@ -105,7 +105,13 @@ def test_interview_from_invite_to_decision_and_csv(browser: object, server: Live
         assert [cells.nth(i).inner_text() for i in range(cells.count())] == ["not fixed", "fixed"]
     paste = interviewer.locator(".signal", has_text="Large pastes")
     assert "worth a look" in paste.inner_text() and "into model.py" in paste.inner_text()
-    assert "worth a look" in interviewer.locator(".signal", has_text="Near-identical to the solution").inner_text()
+    # The paste carried lines only the solution has: evidence an honest fix cannot produce.
+    solution_text = interviewer.locator(".signal", has_text="Text only the solution has").inner_text()
+    assert "worth a look" in solution_text
+    assert "a paste into model.py carried text only the solution has" in solution_text
+    # Speed is a fact, and closeness to the solution is no signal at all.
+    assert "a fact, not a signal" in interviewer.locator(".signal", has_text="Time to first run").inner_text()
+    assert interviewer.locator(".signal", has_text="Near-identical to the solution").count() == 0
 
     second = interviewer.locator("#attempt-2")
     second.locator("summary").first.click()
@@ -125,6 +131,6 @@ def test_interview_from_invite_to_decision_and_csv(browser: object, server: Live
     rows_csv = list(csv.DictReader(io.StringIO(Path(download.value.path()).read_text())))
     row = next(r for r in rows_csv if r["candidate"] == "reviewed@dojo.example")
     assert row["bugs_fixed"] == "2" and row["points"] == "100.0" and row["decisions"].endswith("Hire")
-    assert "large_paste" in row["signals"]
+    assert "signal: Large pastes" in row["signals"] and "signal: Text only the solution has" in row["signals"]
     interviewer.context.close()
     assert not errors, errors

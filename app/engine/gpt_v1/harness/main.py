@@ -14,13 +14,22 @@ for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
 # `python -I` does not put the script's directory on sys.path.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from dojo_harness import agent_ops  # noqa: E402
+from dojo_harness import (  # noqa: E402
+    agent_generation,
+    agent_interface,
+    agent_ops,
+    agent_structure,
+    agent_tracing,
+    agent_training,
+)
 from dojo_kit import agent, model_ops  # noqa: E402
+
+AGENT_OPS = (model_ops, agent_ops, agent_interface, agent_tracing, agent_structure, agent_generation, agent_training)
 
 
 def _register(a):
-    model_ops.register(a)
-    agent_ops.register(a)
+    for ops in AGENT_OPS:
+        ops.register(a)
 
 
 def _module_names():

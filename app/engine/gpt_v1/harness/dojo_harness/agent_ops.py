@@ -8,7 +8,7 @@ import torch
 import torch.nn as nn
 from dojo_kit.model_ops import forward_call
 
-from .optim import AdamW
+from .agent_optim import AdamW
 
 
 def register(agent):

@@ -1,5 +1,8 @@
 """Attention seen through the torch calls of a forward pass, whatever the modules are called.
 
+The agent records the calls (agent_tracing.py) and reports module facts; which softmax is attention,
+its rows, its scale and the fallback's reference output are found and computed here, in the judge.
+
 Every softmax over a (..., T, T) tensor is an attention matrix; the matmul its scores came from is
 the query-key product, and its first operand's last size is the head size. A call of
 scaled_dot_product_attention is attention too, with the scale it was given. Only when neither is
@@ -11,19 +14,11 @@ import math
 import torch
 import torch.nn.functional as F
 
-from .loading import build_model, forward, tokens
-from .tracing import Trace, find_matmul, scale_factor
-
-_sdpa = F.scaled_dot_product_attention  # bound before candidate code is imported
+from .loading import build_model, tokens
+from .modules import call_chains, module_table, read_result
+from .tracing import find_matmul, scale_factor, traced_forward
 
 BLOCK, C = 12, 48
-
-
-def traced_forward(model, idx):
-    """The trace of one forward pass without gradients; trace.logits is what it returned."""
-    with Trace() as trace, torch.no_grad():
-        trace.logits = forward(model, idx)[0]
-    return trace
 
 
 def _square(t):
@@ -34,10 +29,10 @@ def softmax_calls(trace):
     return [c for c in trace.named("softmax") if c.inputs and _square(c.inputs[0]) and c.outputs]
 
 
-def attention_rows(mods):
+def attention_rows(session):
     """Every attention matrix of a forward pass: worst |row sum - 1| and largest probability above
     the diagonal."""
-    trace = traced_forward(build_model(mods["model"]), tokens((2, BLOCK), seed=40))
+    trace = traced_forward(build_model(session), tokens((2, BLOCK), seed=40))
     calls = softmax_calls(trace)
     if not calls:
         return {"applicable": False}
@@ -98,10 +93,10 @@ def _softmax_scale(first, second):
     return {"diff": diff, "scale": measured, "head_size": hs}
 
 
-def attention_scale(mods):
+def attention_scale(session):
     """The scale of every attention's scores against 1/sqrt(head size): for softmax attention from two
     forward passes on different tokens, for scaled_dot_product_attention from its arguments."""
-    model = build_model(mods["model"])
+    model = build_model(session)
     first, second = (_sites(traced_forward(model, tokens((2, BLOCK), seed=s))) for s in (41, 42))
     if not first:
         return _nanogpt_fallback(model)
@@ -121,47 +116,53 @@ def attention_scale(mods):
             "scale": worst["scale"], "head_size": worst["head_size"], "output_diff": None}
 
 
-def _blocks(model):
-    h = getattr(getattr(model, "transformer", None), "h", None)
-    return list(h) if isinstance(h, torch.nn.ModuleList) else []
-
-
-def _nanogpt_attention(block):
-    """The block's attention module if it has c_attn (C -> 3C), c_proj (C -> C) and n_head."""
-    attn = getattr(block, "attn", None)
-    c_attn, c_proj = getattr(attn, "c_attn", None), getattr(attn, "c_proj", None)
-    if not (isinstance(c_attn, torch.nn.Linear) and isinstance(c_proj, torch.nn.Linear)
-            and isinstance(getattr(attn, "n_head", None), int)):
-        return None
-    if c_attn.in_features != C or c_attn.out_features != 3 * C or c_proj.in_features != C:
-        return None
-    return attn
-
-
-def _reference_output(attn, x):
-    n_head = attn.n_head
-    q, k, v = attn.c_attn(x).split(C, dim=2)
-    B, T, hs = x.size(0), x.size(1), C // n_head
-    q, k, v = (t.view(B, T, n_head, hs).transpose(1, 2) for t in (q, k, v))
-    y = _sdpa(q, k, v, is_causal=True).transpose(1, 2).reshape(B, T, C)
-    return attn.c_proj(y)
+def _nanogpt_attentions(modules):
+    """Each block's attention module (by the module facts) when it is nanoGPT's: model.transformer.h an
+    nn.ModuleList of blocks, each with attn.c_attn (Linear C -> 3C), attn.c_proj (Linear C -> ...) and
+    an integer attn.n_head. [(attn, c_attn, c_proj)]."""
+    by_name = {name: m for m in modules for name in m.names}
+    h = by_name.get("transformer.h")
+    if h is None or not h.module_list:
+        return []
+    found = []
+    k = 0
+    while f"transformer.h.{k}" in by_name:
+        prefix = f"transformer.h.{k}.attn"
+        attn, c_attn, c_proj = (by_name.get(prefix + part) for part in ("", ".c_attn", ".c_proj"))
+        k += 1
+        if attn is None or c_attn is None or c_proj is None or c_attn.linear is None or c_proj.linear is None \
+                or attn.n_head is None:
+            continue
+        if c_attn.linear["in"] != C or c_attn.linear["out"] != 3 * C or c_proj.linear["in"] != C:
+            continue
+        found.append((attn, c_attn, c_proj))
+    return found
 
 
 def _nanogpt_fallback(model):
     """No attention call was seen (e.g. a hand-written exp-normalisation): for nanoGPT-shaped
-    attention modules, their output against scaled dot-product attention of their own projections."""
-    modules = [a for a in (_nanogpt_attention(b) for b in _blocks(model)) if a is not None]
+    attention modules, their output against scaled dot-product attention of their own projections
+    (the projections run in the agent; the attention over them is computed here)."""
+    found = _nanogpt_attentions(module_table(model))
     x = torch.randn(2, BLOCK, C, generator=torch.Generator().manual_seed(41), dtype=torch.float64)
     diffs = []
-    with torch.no_grad():
-        for attn in modules:
-            try:
-                out = attn(x)
-            except TypeError:  # wants other arguments: a different design, not a bug
-                continue
-            if isinstance(out, torch.Tensor) and out.shape == x.shape:
-                ref = _reference_output(attn, x)
-                diffs.append(float((out - ref).abs().max() / (1.0 + ref.abs().max())))
+    for attn, c_attn, c_proj in found:
+        out_result, qkv_result = call_chains(model, [([attn], x), ([c_attn], x)])
+        out = read_result(out_result)
+        if not isinstance(out, torch.Tensor) or out.shape != x.shape:  # Refused: wants other arguments
+            continue
+        qkv = read_result(qkv_result)
+        if not isinstance(qkv, torch.Tensor) or qkv.shape[-1] != 3 * C:
+            return {"applicable": False}
+        n_head = attn.n_head
+        q, k, v = qkv.split(C, dim=2)
+        B, T, hs = x.size(0), x.size(1), C // n_head
+        q, k, v = (t.reshape(B, T, n_head, hs).transpose(1, 2) for t in (q, k, v))
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=True).transpose(1, 2).reshape(B, T, C)
+        ref = read_result(call_chains(model, [([c_proj], y)])[0])
+        if not isinstance(ref, torch.Tensor) or ref.shape != out.shape:
+            return {"applicable": False}
+        diffs.append(float((out - ref).abs().max() / (1.0 + ref.abs().max())))
     if not diffs:
         return {"applicable": False}
     return {"applicable": True, "observed": "structure", "score_diff": None, "output_diff": max(diffs)}

@@ -3,79 +3,103 @@
 Each item is "met", "unmet" (the code does something other than the interface says: `found` tells
 what) or "unknown" (the code raised before the item could be seen; the tests report that exception
 themselves). The trusted checks hold the wording of what the interface expects.
+
+The agent reports raw facts (agent_interface.py): whether a name is callable and why a call would not
+bind, the type a constructor returned, what forward and get_batch returned as it is. Every shape and
+type is judged here.
 """
 
-import inspect
-
 import torch
+from dojo_kit.client import CandidateError
+from dojo_kit.remote import ObservationError, RemoteModel
 
 from .errors import describe
-from .loading import build_model, tokens
+from .loading import GptView, tokens
 
 V, B, T = 37, 2, 5
+MET = {"state": "met"}
 
 
-def _binds(func, *args, **kwargs):
-    """None when func accepts these arguments, else why not."""
-    try:
-        inspect.signature(func).bind(*args, **kwargs)
-    except TypeError as exc:
-        return str(exc)
-    except ValueError:  # no signature to inspect (a builtin): let the call decide
-        return None
-    return None
+class Returned:
+    """What a call returned, as the agent saw it: its type's name and, for a tuple, its items."""
+
+    def __init__(self, raw):
+        if not isinstance(raw, dict) or not isinstance(raw.get("type"), str):
+            raise ObservationError("what the call returned did not come back")
+        self.type = raw["type"]
+        items = raw.get("items")
+        self.items = items if isinstance(items, list) else None
+        self.length = raw.get("length") if isinstance(raw.get("length"), int) else None
+
+    @property
+    def pair(self):
+        return self.type == "tuple" and self.length == 2 and self.items is not None and len(self.items) == 2
 
 
 def _shape(value):
-    return tuple(value.shape) if isinstance(value, torch.Tensor) else type(value).__name__
+    if isinstance(value, torch.Tensor):
+        return tuple(value.shape)
+    if isinstance(value, dict) and isinstance(value.get("type"), str):
+        return value["type"]
+    return type(value).__name__
 
 
 def _unmet(found):
     return {"state": "unmet", "found": found}
 
 
-def _unknown(exc, mods):
-    return {"state": "unknown", "found": describe(exc, mods.get("_dir"))}
+def _unknown(exc):
+    return {"state": "unknown", "found": describe(exc)}
 
 
-MET = {"state": "met"}
+def _binds(session, items):
+    """[(callable, why not)] for (owner, attr, n_args, kwargs) items, owner a module name or a model."""
+    request = []
+    for owner, attr, n_args, kwargs in items:
+        where = {"handle": owner.handle} if isinstance(owner, RemoteModel) else {"module": owner}
+        request.append({**where, "attr": attr, "args": n_args, "kwargs": list(kwargs)})
+    out = session.call("binds", items=request)
+    if not isinstance(out, list) or len(out) != len(items):
+        raise ObservationError("the signatures did not come back")
+    return [(bool(o.get("callable")), o.get("why") if isinstance(o.get("why"), str) else None) for o in out]
 
 
-def _model(mods):
-    model_mod = mods["model"]
-    for name in ("GPTConfig", "GPT"):
-        if not callable(getattr(model_mod, name, None)):
+def _model(session):
+    view = getattr(session, "view", None) or GptView
+    config_name, model_name = view.entry
+    config = view.config(vocab_size=V, block_size=12, n_layer=2, n_head=4, n_embd=48, dropout=0.0)
+    (config_ok, config_why), (model_ok, model_why) = _binds(
+        session, [("model", config_name, 0, config), ("model", model_name, 1, ())])
+    for name, ok in ((config_name, config_ok), (model_name, model_ok)):
+        if not ok:
             return _unmet(f"model.py defines no {name}"), None
-    why = _binds(model_mod.GPTConfig, vocab_size=V, block_size=12, n_layer=2, n_head=4, n_embd=48, dropout=0.0)
-    if why:
-        return _unmet(f"GPTConfig does not accept the six keyword arguments: {why}"), None
-    why = _binds(model_mod.GPT, object())
-    if why:
-        return _unmet(f"GPT does not accept a single config argument: {why}"), None
+    if config_why:
+        return _unmet(f"GPTConfig does not accept the six keyword arguments: {config_why}"), None
+    if model_why:
+        return _unmet(f"GPT does not accept a single config argument: {model_why}"), None
     try:
-        model = build_model(model_mod)
-    except Exception as exc:
-        return _unknown(exc, mods), None
-    if not isinstance(model, torch.nn.Module):
-        return _unmet(f"GPT(config) returned a {type(model).__name__}, not an nn.Module"), None
-    return MET, model
+        built = session.call("construct", entry=[config_name, model_name], config=config, seed=0, dtype="float64")
+    except CandidateError as exc:
+        return _unknown(exc), None
+    if not built.get("module"):
+        return _unmet(f"GPT(config) returned a {built.get('type')}, not an nn.Module"), None
+    return MET, RemoteModel(session, built)
 
 
-def _forward(model, mods, with_targets):
+def _forward(session, model, with_targets):
     idx, targets = tokens((B, T), seed=90), tokens((B, T), seed=91)
-    args = (idx, targets) if with_targets else (idx,)
-    why = _binds(model.forward, *args)
+    args = [idx, targets] if with_targets else [idx]
+    ((_, why),) = _binds(session, [(model, "forward", len(args), ())])
     if why:
         return _unmet(f"forward does not accept {'(idx, targets)' if with_targets else '(idx)'}: {why}")
     try:
-        with torch.no_grad():
-            out = model(*args)
-    except Exception as exc:
-        return _unknown(exc, mods)
-    if not isinstance(out, tuple) or len(out) != 2:
-        return _unmet(f"it returned {type(out).__name__}{f' of {len(out)} values' if isinstance(out, tuple) else ''}, "
+        out = Returned(session.call("forward_raw", handle=model.handle, args=args))
+    except CandidateError as exc:
+        return _unknown(exc)
+    if not out.pair:
+        return _unmet(f"it returned {out.type}{f' of {out.length} values' if out.type == 'tuple' else ''}, "
                       "not a (logits, loss) pair")
-    logits, loss = out
+    logits, loss = out.items
     if _shape(logits) != (B, T, V):
         return _unmet(f"for idx of shape ({B}, {T}) it returned logits of shape {_shape(logits)}")
     if not with_targets and loss is not None:
@@ -85,54 +109,51 @@ def _forward(model, mods, with_targets):
     return MET
 
 
-def _generate(model):
-    gen = getattr(model, "generate", None)
-    if not callable(gen):
+def _generate(session, model):
+    ((ok, why),) = _binds(session, [(model, "generate", 2, ("temperature", "top_k", "generator"))])
+    if not ok:
         return _unmet("GPT has no generate method")
-    why = _binds(gen, tokens((1, 3)), 2, temperature=1.0, top_k=None, generator=torch.Generator())
     return _unmet(f"generate does not accept these arguments: {why}") if why else MET
 
 
-def _get_batch(mods):
-    get_batch = getattr(mods["data"], "get_batch", None)
-    if not callable(get_batch):
+def _get_batch(session):
+    ((ok, why),) = _binds(session, [("data", "get_batch", 4, ())])
+    if not ok:
         return _unmet("data.py defines no get_batch")
-    data = torch.arange(64, dtype=torch.long)
-    why = _binds(get_batch, data, 8, 6, torch.Generator())
     if why:
         return _unmet(f"get_batch does not accept (data, block_size, batch_size, generator): {why}")
     try:
-        out = get_batch(data, 8, 6, torch.Generator().manual_seed(0))
-    except Exception as exc:
-        return _unknown(exc, mods)
-    if not isinstance(out, tuple) or len(out) != 2:
-        return _unmet(f"it returned {type(out).__name__}, not a pair (x, y)")
-    shapes = tuple(_shape(t) for t in out)
+        out = Returned(session.call("get_batch_raw", data=torch.arange(64, dtype=torch.long), block_size=8,
+                                    batch_size=6, seed=0))
+    except CandidateError as exc:
+        return _unknown(exc)
+    if not out.pair:
+        return _unmet(f"it returned {out.type}, not a pair (x, y)")
+    shapes = tuple(_shape(t) for t in out.items)
     if shapes != ((6, 8), (6, 8)):
         return _unmet(f"with block_size=8 and batch_size=6 it returned x {shapes[0]} and y {shapes[1]}")
     return MET
 
 
-def _train(mods):
-    train = mods["train"]
+def _train(session):
+    wanted = (("train_step", 4, ("grad_clip",)), ("evaluate", 2, ()))
+    found = _binds(session, [("train", name, n, kwargs) for name, n, kwargs in wanted])
     items = {}
-    for name, args, kwargs in (("train_step", (None, None, None, None), {"grad_clip": 1.0}),
-                               ("evaluate", (None, []), {})):
-        func = getattr(train, name, None)
-        why = "train.py defines no such function" if not callable(func) else _binds(func, *args, **kwargs)
+    for (name, _, _), (ok, why) in zip(wanted, found, strict=True):
+        why = "train.py defines no such function" if not ok else why
         items[name] = _unmet(f"{name}: {why}") if why else MET
     return items
 
 
-def interface(mods):
+def interface(session):
     """Each item of the interface the hidden tests rely on: met, unmet (with what was found) or unknown."""
     items = {}
-    items["model"], model = _model(mods)
-    for name, check in (("forward", lambda: _forward(model, mods, False)),
-                        ("forward_targets", lambda: _forward(model, mods, True)),
-                        ("generate", lambda: _generate(model))):
+    items["model"], model = _model(session)
+    for name, check in (("forward", lambda: _forward(session, model, False)),
+                        ("forward_targets", lambda: _forward(session, model, True)),
+                        ("generate", lambda: _generate(session, model))):
         items[name] = check() if model is not None else {"state": "unknown", "found": "no model was built"}
-    items["get_batch"] = _get_batch(mods)
-    if "train" in mods:
-        items.update(_train(mods))
+    items["get_batch"] = _get_batch(session)
+    if "train" in session:
+        items.update(_train(session))
     return {"items": items}

@@ -1,4 +1,8 @@
-"""The tiny training run on the shipped corpus, and the random-token leak probe."""
+"""The tiny training run on the shipped corpus, and the random-token leak probe.
+
+Training runs in the agent (agent_training.py); what the run measures is the judge's: the validation
+curve and the leak probe's final loss are cross-entropies it computes from the model's logits on
+batches it built itself. The losses the training steps reported are kept as facts beside them."""
 
 import math
 import os
@@ -6,9 +10,11 @@ import time
 
 import torch
 from dojo_kit import progress
+from dojo_kit.remote import ObservationError, number
 
+from .errors import describe
 from .loading import build_model, forward
-from .optim import AdamW
+from .model_probes import _cross_entropy
 
 _randint = torch.randint
 _stack = torch.stack
@@ -40,64 +46,67 @@ def unigram_entropy(data, vocab_size):
 
 
 def _val_loss(model, batches):
+    """The judge's mean cross-entropy of the model's logits (a forward request in eval mode) on its own
+    batches; the mode is the training mode again afterwards."""
     was_training = model.training
     model.eval()
-    with torch.no_grad():
-        losses = [float(forward(model, x, y)[1]) for x, y in batches]
+    losses = [_cross_entropy(forward(model, x, y)[0], y) for x, y in batches]
     model.train(was_training)
     return sum(losses) / len(losses)
 
 
-def _own_step(model, optimizer, x, y, grad_clip=1.0):
-    _, loss = forward(model, x, y)
-    optimizer.zero_grad(set_to_none=True)
-    loss.backward()
-    torch.nn.utils.clip_grad_norm_(model.parameters(), grad_clip)
-    optimizer.step()
-    return float(loss.detach())
+def _trainer(session, model, lr, use_train_step, **data):
+    model.sync()
+    return session.call("trainer", handle=model.handle, lr=lr, use_train_step=use_train_step, **data)["trainer"]
 
 
-def training_run(mods, corpus, cfg):
-    """Train the candidate's model with the candidate's get_batch (and train_step when present)."""
+def _train(session, trainer, **what):
+    """The losses the step function reported (up to the first that is not finite): facts, never used
+    as the run's measured losses."""
+    losses = session.call("train", trainer=trainer, **what).get("losses")
+    if not isinstance(losses, list):
+        raise ObservationError("the training losses did not come back")
+    return [number(v, "a training loss") for v in losses]
+
+
+def training_run(session, corpus, cfg):
+    """Train the candidate's model in the agent with the candidate's get_batch (and train_step when
+    present). The validation curve is the judge's: at every eval interval, its own cross-entropy of the
+    model's logits on its own validation batches. The training curve is what the steps reported."""
     t0 = time.perf_counter()
     V = len(corpus["chars"])
     block, batch, steps = cfg["block_size"], cfg["batch_size"], cfg["steps"]
-    model = build_model(mods["model"], vocab_size=V, block_size=block, n_layer=cfg["n_layer"],
-                        n_head=cfg["n_head"], n_embd=cfg["n_embd"], seed=cfg["seed"],
-                        dtype=torch.float32, train=True)
-    optimizer = AdamW(model.parameters(), lr=cfg["learning_rate"])
-    step_fn = mods["train"].train_step if "train" in mods else _own_step
-    g_train = torch.Generator().manual_seed(cfg["seed"])
+    model = build_model(session, vocab_size=V, block_size=block, n_layer=cfg["n_layer"], n_head=cfg["n_head"],
+                        n_embd=cfg["n_embd"], seed=cfg["seed"], dtype=torch.float32, train=True)
+    trainer = _trainer(session, model, cfg["learning_rate"], "train" in session, data=corpus["train"],
+                       block_size=block, batch_size=batch, seed=cfg["seed"])
     g_val = torch.Generator().manual_seed(cfg["seed"] + 1)
     val_batches = [trusted_batch(corpus["val"], block, batch, g_val) for _ in range(cfg["eval_batches"])]
     interval = cfg["eval_interval"]
     curve = {"steps": [0], "train_loss": [None], "val_loss": [_val_loss(model, val_batches)]}
-    recent = []
     progress.report("training", k=0, n=steps)
-    for step in range(1, steps + 1):
-        x, y = mods["data"].get_batch(corpus["train"], block, batch, g_train)
-        loss = float(step_fn(model, optimizer, x, y, grad_clip=1.0))
-        recent.append(loss)
-        if not math.isfinite(loss):
+    step = 0
+    while step < steps:
+        chunk = min(interval - step % interval, steps - step)
+        losses = _train(session, trainer, steps=chunk, grad_clip=1.0)
+        step += len(losses)
+        if len(losses) < chunk or not all(math.isfinite(v) for v in losses):
             break
-        if step % interval == 0 or step == steps:
-            curve["steps"].append(step)
-            curve["train_loss"].append(sum(recent) / len(recent))
-            curve["val_loss"].append(_val_loss(model, val_batches))
-            recent = []
-            progress.report("training", k=step, n=steps)
-    model.eval()
+        curve["steps"].append(step)
+        curve["train_loss"].append(sum(losses) / len(losses))
+        curve["val_loss"].append(_val_loss(model, val_batches))
+        progress.report("training", k=step, n=steps)
+    model.refresh().eval()
     prompt_text = cfg["prompt"]
     stoi = {ch: i for i, ch in enumerate(corpus["chars"])}
     prompt = torch.tensor([[stoi[ch] for ch in prompt_text if ch in stoi]], dtype=torch.long)
     sample = None
     try:
-        with torch.no_grad():
-            out = model.generate(prompt, cfg["sample_tokens"], generator=torch.Generator().manual_seed(0))
+        out = model.generate(prompt, cfg["sample_tokens"], seed=0)
         sample = "".join(corpus["chars"][int(i)] for i in out[0].tolist() if 0 <= int(i) < V)
-    except Exception as exc:
+    except Exception as exc:  # the candidate's generate raised, or returned something else than tokens
         sample = None
-        curve["sample_error"] = f"{type(exc).__name__}: {str(exc)[:200]}"
+        curve["sample_error"] = describe(exc)[:200]
     return {
         **curve, "vocab_size": V, "init_loss": curve["val_loss"][0],
         "final_val_loss": curve["val_loss"][-1],
@@ -107,21 +116,26 @@ def training_run(mods, corpus, cfg):
     }
 
 
-def leak_probe(mods, vocab_size, cfg):
-    """Train on uniform random tokens: a causal model cannot beat ln V; a leaky one can."""
+def leak_probe(session, vocab_size, cfg, eval_batches=8):
+    """Train on uniform random tokens (the judge's batches, the harness's own step in the agent): a
+    causal model cannot beat ln V; a leaky one can. The final loss is the judge's cross-entropy of the
+    trained model's logits on fresh random batches it never trained on; the losses the steps reported
+    are kept beside it."""
     block, batch = cfg["block_size"], cfg["batch_size"]
-    model = build_model(mods["model"], vocab_size=vocab_size, block_size=block, n_layer=cfg["n_layer"],
+    model = build_model(session, vocab_size=vocab_size, block_size=block, n_layer=cfg["n_layer"],
                         n_head=cfg["n_head"], n_embd=cfg["n_embd"], seed=cfg["seed"],
                         dtype=torch.float32, train=True)
-    optimizer = AdamW(model.parameters(), lr=cfg["learning_rate"])
     g = torch.Generator().manual_seed(cfg["seed"] + 2)
     stream = _randint(0, vocab_size, (20000,), generator=g)
-    losses = []
-    for _ in range(cfg["leak_steps"]):
-        x, y = trusted_batch(stream, block, batch, g)
-        losses.append(_own_step(model, optimizer, x, y))
-    tail = losses[-10:]
-    return {"final_loss": sum(tail) / len(tail), "ln_vocab": math.log(vocab_size), "steps": len(losses)}
+    batches = [trusted_batch(stream, block, batch, g) for _ in range(cfg["leak_steps"])]
+    trainer = _trainer(session, model, cfg["learning_rate"], False)
+    reported = _train(session, trainer, batches=batches, grad_clip=1.0)
+    g_fresh = torch.Generator().manual_seed(cfg["seed"] + 3)
+    fresh = _randint(0, vocab_size, (20000,), generator=g_fresh)
+    loss = _val_loss(model, [trusted_batch(fresh, block, batch, g_fresh) for _ in range(eval_batches)])
+    tail = reported[-10:]
+    return {"final_loss": loss, "ln_vocab": math.log(vocab_size), "steps": len(reported),
+            "reported_final_loss": sum(tail) / len(tail) if tail else None}
 
 
 def corpus_path(harness_dir):

@@ -1,13 +1,15 @@
-"""Record the torch calls of one forward pass, whatever the candidate named its modules.
+"""The judge's reading of a forward pass's torch calls, recorded by the agent (agent_tracing.py).
 
-A TorchFunctionMode sees every torch function and tensor method the candidate's code calls
-(F.linear inside nn.Linear, softmax, matmul, masked_fill, views...), each once: calls made inside
-torch itself are not re-reported. Each recorded call keeps its tensor arguments and outputs alive,
-so a tensor can be traced back to the call that produced it.
+Trace rebuilds the calls from the agent's records with their tensors, each table entry one object, so
+a tensor can be traced back to the call that produced it exactly as in the candidate's process. The
+findings (which softmax is attention, which matmul made its scores, what constant factors were
+applied) are made here.
 """
 
 import torch
-from torch.overrides import TorchFunctionMode
+from dojo_kit.remote import ObservationError
+
+from .records import Table
 
 # Calls that only rearrange or convert the values of one tensor (no arithmetic).
 REARRANGE = {
@@ -19,14 +21,7 @@ REARRANGE = {
 SCALE_BY = {"mul", "mul_", "__mul__", "__rmul__", "__imul__", "multiply"}
 SCALE_DOWN = {"div", "div_", "__truediv__", "__itruediv__", "true_divide", "divide"}
 MATMUL = {"matmul", "__matmul__", "__rmatmul__", "bmm", "einsum"}
-
-
-def call_name(func):
-    """The torch name of a traced call; property getters (x.mT) are named by their property."""
-    name = getattr(func, "__name__", "")
-    if name == "__get__":
-        name = getattr(getattr(func, "__self__", None), "__name__", name)
-    return name
+MAX_CALLS = 20000
 
 
 def _tensors(value):
@@ -46,25 +41,30 @@ class Call:
         self.outputs = _tensors(out)
 
 
-class Trace(TorchFunctionMode):
-    """Context manager recording the calls that produce tensors."""
+class Trace:
+    """The recorded calls that produced tensors, and `logits`, what the forward pass returned."""
 
-    def __init__(self):
-        super().__init__()
-        self.calls = []
-        self.logits = None
-        self._producer = {}
-
-    def __torch_function__(self, func, types, args=(), kwargs=None):
-        kwargs = kwargs or {}
-        out = func(*args, **kwargs)
-        call = Call(call_name(func), args, kwargs, out)
-        if call.outputs:
+    def __init__(self, record):
+        if not isinstance(record, dict) or not isinstance(record.get("calls"), list):
+            raise ObservationError("the trace is not a record of calls")
+        if len(record["calls"]) > MAX_CALLS:
+            raise ObservationError("the trace has too many calls")
+        table = Table(record.get("tensors"))
+        self.calls, self._producer = [], {}
+        for raw in record["calls"]:
+            if not isinstance(raw, dict) or not isinstance(raw.get("name"), str) \
+                    or not isinstance(raw.get("kwargs"), dict):
+                raise ObservationError("the trace holds a call that is not one")
+            args = table.value(raw.get("args") or [])
+            call = Call(raw["name"], args if isinstance(args, tuple) else (args,),
+                        {str(k): table.value(v) for k, v in raw["kwargs"].items()}, table.value(raw.get("out")))
+            if not call.outputs:
+                continue
             self.calls.append(call)
             for t in call.outputs:
                 if not any(t is i for i in call.inputs):  # an in-place call keeps the earlier producer
                     self._producer[id(t)] = call
-        return out
+        self.logits = table.tensor(record.get("logits"))
 
     def producer(self, tensor):
         """The recorded call that returned this tensor, or None (a parameter, a buffer, an input)."""
@@ -75,6 +75,20 @@ class Trace(TorchFunctionMode):
 
     def named(self, *names):
         return [c for c in self.calls if c.name in names]
+
+
+def traced_forward(model, idx, *, cache=None, start_pos=0):
+    """The Trace of one forward pass of a RemoteModel (no gradients) on the judge's tokens."""
+    mode = model.sync()
+    record = model.session.call("trace_forward", handle=model.handle, tokens=idx, cache=cache,
+                                start_pos=start_pos, **mode)
+    return Trace(record)
+
+
+def traced_modules(model, chain, x):
+    """The Trace of applying the named submodules one after another to x (no gradients)."""
+    mode = model.sync()
+    return Trace(model.session.call("trace_modules", handle=model.handle, chain=list(chain), x=x, **mode))
 
 
 def scalar(value):

@@ -194,7 +194,8 @@ def build_view(*, session: Session, attempt: Attempt, staff: bool) -> ResultsVie
     if view.error:
         where = located(view.error.message)
         view.error_title = ERROR_TITLES.get(view.error.kind, view.error.kind.capitalize() + " error")
-        view.error_text = where.text
+        # "Syntax error: SyntaxError: ..." says it twice; other exception names (IndentationError) add something.
+        view.error_text = where.text.removeprefix("SyntaxError: ") if view.error.kind == "syntax" else where.text
         view.error_location = (where.file, where.line) if where.file and where.line else None
     view.tips = coaching_service.tips_of(session=session, attempt_id=attempt.id)
     view.awaiting_tips = tips_still_coming(kind=attempt.kind, status=attempt.status, finished_at=attempt.finished_at,

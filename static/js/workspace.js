@@ -90,6 +90,7 @@
       set: function (text) { area.value = text; },
       focus: function () { area.focus(); },
       setTheme: function () {},
+      setWrap: function (on) { area.wrap = on ? "soft" : "off"; },
       view: null,
       gotoLine: function (line) {
         var lines = area.value.split("\n");
@@ -125,6 +126,11 @@
       editors[name] = {
         get: editor.getValue, set: editor.setValue, focus: editor.focus, setTheme: editor.setTheme,
         view: editor.view, gotoLine: editor.goToLine,
+        // Wrapping long lines: the bundle's own switch when it has one, else page CSS (workspace.css, .cm-wrap).
+        setWrap: editor.setLineWrapping ? editor.setLineWrapping : function (on) {
+          editor.view.dom.classList.toggle("cm-wrap", on);
+          editor.view.requestMeasure();
+        },
       };
     } else {
       editors[name] = textareaEditor(area);
@@ -134,6 +140,8 @@
       });
     }
   });
+
+  window.dojoEditors = editors;  // the layout's wrap switch (workspace-layout.js) reaches them here
 
   function applyTheme() {
     Object.keys(editors).forEach(function (name) { editors[name].setTheme(theme); });
@@ -147,11 +155,11 @@
       theme = theme === "dark" ? "light" : "dark";
       localStorage.setItem("dojo-editor-theme", theme);
       applyTheme();
-  applyLayout();
-  ide.addEventListener("change", applyLayout);
     });
   }
   applyTheme();
+  applyLayout();
+  ide.addEventListener("change", applyLayout);
 
   // ---- Autosave with a revision check: a tab that is behind is told so and overwrites nothing ----
   var saveStatus = document.getElementById("save-status");

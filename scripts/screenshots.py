@@ -3,6 +3,8 @@
 Usage: .venv/bin/python scripts/screenshots.py [--out docs/screenshots] [--chromium /usr/bin/chromium]
        [--only workspace-layout]   (just the workspace at 1440x900 after a Run, and at 900 px wide)
        [--only workspace-cache]    (just the Results panel of a llama challenge: a broken KV cache, then fixed)
+       [--only workspace-phone]    (just the workspace at 390x844: the brief, then the Code section)
+       [--only workspace]          (just The Leaky Mask submitted twice, its coaching and a diff)
 """
 
 from __future__ import annotations
@@ -90,12 +92,29 @@ def workspace_layout(browser: object, server: LiveServer, out: Path) -> None:
     page.locator("#results-body[data-kind='run'][data-poll='no']").wait_for(state="attached", timeout=600_000)
     page.get_by_role("region", name="Results").locator(".verdict").wait_for()
     shoot(page, out, "workspace-1440")
+    page.get_by_role("button", name="Expand results").click()
+    shoot(page, out, "workspace-1440-expanded")
+    page.get_by_role("button", name="Expand results").click()
     page.context.close()
     page = browser.new_context(viewport={"width": 900, "height": 900}).new_page()  # type: ignore[attr-defined]
     sign_in(page, server, "candidate")
     page.goto(f"{server.url}/challenges/warm-up")
     page.wait_for_load_state("networkidle")
     shoot(page, out, "workspace-900")
+    page.context.close()
+
+
+def workspace_phone(browser: object, server: LiveServer, out: Path) -> None:
+    """The warm-up at 390x844: sections as tabs (a new workspace opens on the brief), then the Code section, with
+    Run and Submit fixed at the bottom of the screen."""
+    page = browser.new_context(viewport={"width": 390, "height": 844}).new_page()  # type: ignore[attr-defined]
+    sign_in(page, server, "candidate")
+    page.goto(f"{server.url}/challenges/warm-up")
+    page.wait_for_load_state("networkidle")
+    shoot(page, out, "workspace-390")
+    page.get_by_role("navigation", name="Workspace sections").get_by_role("link", name="Code").click()
+    page.screenshot(path=str(out / "workspace-390-code.png"))  # the screen as it is: no page to scroll through
+    print("wrote workspace-390-code.png")
     page.context.close()
 
 
@@ -193,7 +212,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
     parser.add_argument("--chromium", default="/usr/bin/chromium")
-    parser.add_argument("--only", choices=["workspace-layout", "workspace-cache"], help="take just these screenshots")
+    parser.add_argument("--only", choices=["workspace-layout", "workspace-cache", "workspace-phone", "workspace"],
+                        help="take just these screenshots")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
 
@@ -211,6 +231,14 @@ def main() -> int:
                 return 0
             if args.only == "workspace-cache":
                 workspace_cache(browser, server, args.out)
+                browser.close()
+                return 0
+            if args.only == "workspace-phone":
+                workspace_phone(browser, server, args.out)
+                browser.close()
+                return 0
+            if args.only == "workspace":
+                workspace(browser, server, args.out)
                 browser.close()
                 return 0
             page = browser.new_context(viewport=VIEWPORT).new_page()
@@ -249,9 +277,8 @@ def main() -> int:
             page = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
             sign_in(page, server, "candidate")
             shoot(page, args.out, "candidate-mobile")
-            page.goto(f"{server.url}/challenges/warm-up")
-            shoot(page, args.out, "workspace-390")
             page.context.close()
+            workspace_phone(browser, server, args.out)
 
             workspace(browser, server, args.out)
             workspace_layout(browser, server, args.out)

@@ -300,7 +300,8 @@ def test_errors_say_their_place_once_and_link_the_line(page: Any, server: LiveSe
                           "baseline_cache_agreement": {"prefill": 4, "diffs": FLAT}}
     cache_id = store(server, "cache-drift", result=cache)
     results = open_attempt(page, server, "cache-drift", cache_id)
-    expect(results).to_contain_text("The cached call raised an error, so nothing was compared: RuntimeError: shapes differ")
+    expect(results).to_contain_text(
+        "The cached call raised an error, so nothing was compared: RuntimeError: shapes differ")
     expect(results).not_to_contain_text("first 0 positions")
     expect(results).to_contain_text("the first 4 positions as one prefill")
 
@@ -320,7 +321,7 @@ def test_on_a_phone_sections_are_tabs_the_editor_is_one_tap_away_and_run_and_sub
     tab.mouse.wheel(0, 5000)  # to the end of the brief: Run and Submit are still on screen
     for name in ("Run", "Submit"):
         box = tab.get_by_role("button", name=name, exact=True).bounding_box()
-        assert box and 0 <= box["y"] and box["y"] + box["height"] <= PHONE["height"], (name, box)
+        assert box and box["y"] >= 0 and box["y"] + box["height"] <= PHONE["height"], (name, box)
     tab.mouse.wheel(0, -5000)
     sections.get_by_role("link", name="Code").click()
     expect(tab.get_by_role("region", name="Brief")).to_be_hidden()

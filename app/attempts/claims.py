@@ -10,13 +10,14 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import and_, or_, select, update
-from sqlalchemy.orm import Session
+from sqlalchemy import and_, exists, or_, select, update
+from sqlalchemy.orm import Session, aliased
 
 from app.attempts.models import Attempt, AttemptStatus
 from app.core.db import utcnow
 from app.dispatch.claiming import changed_rows as _changed
 from app.grading.result import GradeError, GradeResult
+from app.users.models import User
 
 QUEUED = AttemptStatus.queued.value
 RUNNING = AttemptStatus.running.value
@@ -45,12 +46,26 @@ def _claimable(stale_after_seconds: float) -> Any:
     )
 
 
+def _own_grading_runs(stale_after_seconds: float) -> Any:
+    """Another attempt of the same user is being graded under a live heartbeat (correlated to Attempt)."""
+    other = aliased(Attempt)
+    return exists().where(other.user_id == Attempt.user_id, other.id != Attempt.id, other.status == RUNNING,
+                          other.heartbeat_at >= _stale_cutoff(stale_after_seconds))
+
+
 def claim(*, session: Session, attempt_id: int, token: str, stale_after_seconds: float, max_tries: int) -> Claim | None:
-    """Take the attempt for grading, or None when it is finished or held by a live worker.
+    """Take the attempt for grading, or None when it is finished, held by a live worker, or its user
+    has another attempt being graded (one grading slot per user: app/attempts/slots.py).
 
     An attempt that already used up max_tries (each try ended with its worker dying) is closed
     as an error of kind "crash" here instead of being graded again.
     """
+    # The user's row lock first (PostgreSQL; SQLite's write lock), so that two workers claiming two
+    # attempts of one user at once cannot both see no other grading running: the second one waits,
+    # then sees the first's claim. An UPDATE, not a SELECT ... FOR UPDATE: on SQLite a transaction
+    # that began by reading cannot write once another connection has written.
+    owner = select(Attempt.user_id).where(Attempt.id == attempt_id).scalar_subquery()
+    _changed(session, update(User).where(User.id == owner).values(display_name=User.display_name))
     give_up = _changed(
         session,
         update(Attempt)
@@ -64,7 +79,7 @@ def claim(*, session: Session, attempt_id: int, token: str, stale_after_seconds:
     taken = _changed(
         session,
         update(Attempt)
-        .where(Attempt.id == attempt_id, _claimable(stale_after_seconds))
+        .where(Attempt.id == attempt_id, _claimable(stale_after_seconds), ~_own_grading_runs(stale_after_seconds))
         .values(
             status=RUNNING, worker_id=token, heartbeat_at=now, started_at=now, tries=Attempt.tries + 1
         )
@@ -74,6 +89,22 @@ def claim(*, session: Session, attempt_id: int, token: str, stale_after_seconds:
         return None
     tries = session.scalar(select(Attempt.tries).where(Attempt.id == attempt_id)) or 0
     return Claim(attempt_id=attempt_id, token=token, tries=tries)
+
+
+def waits_for_own_grading(*, session: Session, attempt_id: int, stale_after_seconds: float) -> bool:
+    """True when the attempt is queued while another of its user's attempts is being graded."""
+    found = session.scalar(
+        select(Attempt.id).where(Attempt.id == attempt_id, Attempt.status == QUEUED,
+                                 _own_grading_runs(stale_after_seconds))
+    )
+    return found is not None
+
+
+def next_queued_of_user(*, session: Session, user_id: int) -> int | None:
+    """The user's oldest queued attempt (the one to grade when their grading slot frees up)."""
+    return session.scalar(
+        select(Attempt.id).where(Attempt.user_id == user_id, Attempt.status == QUEUED).order_by(Attempt.id).limit(1)
+    )
 
 
 def _crash_error(tries: int) -> dict[str, str]:
@@ -142,11 +173,12 @@ def finish(
     return bool(done)
 
 
-def requeue_stale(*, session: Session, stale_after_seconds: float, max_tries: int) -> list[int]:
+def requeue_stale(*, session: Session, stale_after_seconds: float, max_tries: int,
+                  closed: list[int] | None = None) -> list[int]:
     """Running attempts whose worker stopped beating: back to queued, or closed as crash.
 
-    Returns the ids put back in the queue (the caller enqueues them). The conditional UPDATE
-    means only one sweeper (of many workers) re-queues each attempt.
+    Returns the ids put back in the queue (the caller enqueues them); those closed as crash are added
+    to `closed`. The conditional UPDATE means only one sweeper (of many workers) re-queues each attempt.
     """
     stale = _stale_cutoff(stale_after_seconds)
     ids = session.scalars(
@@ -170,6 +202,8 @@ def requeue_stale(*, session: Session, stale_after_seconds: float, max_tries: in
         session.commit()
         if back:
             requeued.append(attempt_id)
+        elif crashed and closed is not None:
+            closed.append(attempt_id)
     return requeued
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from sqlalchemy.exc import InterfaceError, OperationalError
 
-from app.attempts import claims
+from app.attempts import claims, slots
 from app.attempts.dispatch_models import AttemptDispatch
 from app.attempts.grading import GradeOutcome, grade, internal_error
 from app.attempts.models import Attempt
@@ -52,7 +52,7 @@ def grade_within_time_limit(**kwargs: Any) -> GradeOutcome:
 
 
 def grade_attempt(attempt_id: int, *, worker_prefix: str = "worker", grader: Grader | None = None) -> str:
-    """Claim, grade and store one attempt; returns what happened (graded, waiting, skipped, lost).
+    """Claim, grade and store one attempt; returns what happened (graded, waiting, deferred, skipped, lost).
 
     Logs of the grading carry the request id of the submission that queued it.
     """
@@ -77,6 +77,11 @@ def _grade_attempt(attempt_id: int, *, worker_prefix: str, grader: Grader | None
             max_tries=settings.max_tries,
         )
         if claim is None:
+            if claims.waits_for_own_grading(session=session, attempt_id=attempt_id,
+                                            stale_after_seconds=settings.stale_after_seconds):
+                # Stays queued; the end of the user's grading dispatches it again (slots.release_next).
+                log.info("attempt %s: waits for its user's grading in progress (one slot per user)", attempt_id)
+                return "deferred"
             log.info("attempt %s: not claimable (finished, held by a live worker, or gave up)", attempt_id)
             return "skipped"
         dispatch = session.get(AttemptDispatch, attempt_id)
@@ -86,9 +91,32 @@ def _grade_attempt(attempt_id: int, *, worker_prefix: str, grader: Grader | None
         version = session.get(ScenarioVersion, attempt.scenario_version_id)
         assert version is not None
         content, files, kind, hints = version.content, dict(attempt.files), attempt.kind, dict(attempt.hints_used)
-        reference, version_id = version.reference, version.id
+        reference, version_id, user_id = version.reference, version.id, attempt.user_id
         session.rollback()  # release the read snapshot before the long grading
 
+    try:
+        stored = _grade_and_store(claim, content=content, files=files, kind=kind, hints=hints, reference=reference,
+                                  version_id=version_id, grader=grader, token=token)
+    finally:
+        # The user's grading slot is free (or the attempt goes back to the sweepers): their next queued
+        # attempt, refused by its claim meanwhile, is dispatched again.
+        slots.release_next(user_id)
+    if stored is None:
+        log.warning("attempt %s: claim lost to another worker; result discarded", attempt_id)
+        return "lost"
+    write_coaching(attempt_id)
+    if stored.result is not None and stored.result.provisional:
+        _regrade_if_matrix_stored(version_id)
+    log.info("attempt %s: %s", attempt_id, stored.status)
+    return "graded"
+
+
+def _grade_and_store(claim: claims.Claim, *, content: dict[str, Any], files: dict[str, str], kind: str,
+                     hints: dict[str, int], reference: Any, version_id: int, grader: Grader | None,
+                     token: str) -> GradeOutcome | None:
+    """Grade under a heartbeat and store the outcome; the outcome stored, or None when the claim was lost."""
+    attempt_id = claim.attempt_id
+    settings = get_settings()
     log.info("attempt %s: grading (try %s, %s)", attempt_id, claim.tries, token)
     clock = metrics.StageClock(ProgressWriter(claim))
     with heartbeat(lambda session: claims.beat(session=session, claim=claim), settings.heartbeat_seconds,
@@ -106,14 +134,7 @@ def _grade_attempt(attempt_id: int, *, worker_prefix: str, grader: Grader | None
     metrics.observe_outcome(outcome.status, outcome.error)
 
     stored = _store(claim, outcome, patience_seconds=settings.stale_after_seconds / 2)
-    if not stored:
-        log.warning("attempt %s: claim lost to another worker; result discarded", attempt_id)
-        return "lost"
-    write_coaching(attempt_id)
-    if outcome.result is not None and outcome.result.provisional:
-        _regrade_if_matrix_stored(version_id)
-    log.info("attempt %s: %s", attempt_id, outcome.status)
-    return "graded"
+    return outcome if stored else None
 
 
 def _regrade_if_matrix_stored(version_id: int) -> None:

@@ -6,10 +6,10 @@ The handlers look their functions up when called, so tests may replace them.
 
 from __future__ import annotations
 
-from app.attempts import grading_job, recovery, sweeper
+from app.attempts import grading_job, recovery, slots, sweeper
 from app.attempts.job_kinds import GRADE_TASK_NAME, GRADING, grade_job
 from app.dispatch import registry
-from app.dispatch.registry import Backlog, Enqueue, JobKind, Priority
+from app.dispatch.registry import Backlog, Enqueue, JobKind, Placement, Priority
 
 
 def _run(attempt_id: int, worker_prefix: str) -> object:
@@ -32,15 +32,20 @@ def _on_send_failed(attempt_id: int) -> None:
     sweeper.mark_unsent(attempt_id)
 
 
+def _place(attempt_id: int) -> Placement:
+    return slots.place(attempt_id)
+
+
 GRADING_KIND = JobKind(
     name=GRADING,
     task_name=GRADE_TASK_NAME,
     run=_run,
-    priority=Priority.FIRST,  # a candidate is waiting
+    priority=Priority.FIRST,  # a candidate is waiting (an interview's candidate on the clock: first, by _place)
     recover_on_start=_recover_on_start,
     sweep_stale=_sweep_stale,
     redispatch_lost=_redispatch_lost,
     on_send_failed=_on_send_failed,
+    place=_place,
 )
 
 

@@ -60,6 +60,8 @@ def get_celery() -> Celery:
             # Poll the queues in the order the worker lists them (gradings, then background work)
             # instead of in turn, so a queued grading always goes before queued matrix runs.
             "queue_order_strategy": "priority",
+            # kombu's default steps, named: BROKER_PRIORITY below maps every Priority onto one of them.
+            "priority_steps": [0, 3, 6, 9],
         },
         broker_connection_timeout=2,
         task_publish_retry_policy={"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5},
@@ -70,9 +72,23 @@ def get_celery() -> Celery:
     return app
 
 
+# Redis keeps one list per priority step (kombu's priority_steps: 0, 3, 6, 9) and a worker pops them in
+# the order step 0 of every queue it consumes, then step 3, ...: each Priority has a step of its own, so
+# gradings on an interview's clock go before practice gradings, then reference runs, then background
+# work (which stays in its own queue as well). The local pool's order, on the broker.
+BROKER_PRIORITY = {
+    registry.Priority.ON_THE_CLOCK: 0,
+    registry.Priority.FIRST: 3,
+    registry.Priority.NEXT: 6,
+    registry.Priority.BACKGROUND: 9,
+}
+
+
 def send(job: Job) -> None:
-    """Put one job on the broker: background work behind the rest (gradings, reference runs)."""
-    get_celery().send_task(registry.kind_of(job).task_name, args=[job.id],
+    """Put one job on the broker: background work behind the rest, gradings on the clock first."""
+    kind = registry.kind_of(job)
+    place = registry.placement_of(job)
+    get_celery().send_task(kind.task_name, args=[job.id], priority=BROKER_PRIORITY[place.priority],
                            queue=background_queue_name() if job.background else queue_name())
 
 

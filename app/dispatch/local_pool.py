@@ -7,13 +7,14 @@ pool's size (one per core by default) bounds how many sandboxes run at once.
 
 from __future__ import annotations
 
-import heapq
 import itertools
 import logging
 import os
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from app.core.settings import get_settings
 from app.dispatch import registry, warm_sandboxes
@@ -36,40 +37,74 @@ def default_concurrency() -> int:
     return configured if configured > 0 else (os.cpu_count() or 1)
 
 
-WorkItem = tuple[int, int, str, Callable[[], object] | None]  # priority, sequence, key, work (None: stop)
+@dataclass(frozen=True, eq=False)
+class WorkItem:
+    priority: int
+    sequence: int  # first come, first served among equals
+    key: str
+    owner: str | None  # whose slot it takes (app.dispatch.registry.Placement); None: nobody's
+    work: Callable[[], object] | None  # None: the thread that takes it stops
 
 
 class WorkQueue:
-    """A priority queue (lowest first, then first come) whose background items only some threads take."""
+    """Waiting work, taken best first (lowest priority, then first come) among the items a thread may take.
+
+    Background items go only to the threads that take background work, and an item whose owner already
+    has one running waits until that one is done: one user holds one slot at a time, so another user's
+    job always finds the next free slot instead of waiting behind a second (or third) job of theirs.
+    """
 
     def __init__(self) -> None:
-        self._heap: list[WorkItem] = []
+        self._items: list[WorkItem] = []
+        self._running: Counter[str] = Counter()  # owner -> items taken and not done yet
         self._changed = threading.Condition()
 
     def put(self, item: WorkItem) -> None:
         with self._changed:
-            heapq.heappush(self._heap, item)
+            self._items.append(item)
             self._changed.notify_all()
 
-    def get(self, *, background: bool, timeout: float) -> WorkItem | None:
-        """The first item this thread may take, or None after `timeout` seconds without one."""
+    def take(self, *, background: bool, timeout: float) -> WorkItem | None:
+        """The best item this thread may take, or None after `timeout` seconds without one. Call done()
+        with it when it has run."""
         deadline = time.monotonic() + timeout
         with self._changed:
-            # The heap's top is its best item: when it is background work, so is everything else.
-            while not self._heap or (self._heap[0][0] >= Priority.BACKGROUND and not background):
+            while (item := self._best(background)) is None:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return None
                 self._changed.wait(left)
-            return heapq.heappop(self._heap)
+            self._items.remove(item)
+            if item.owner is not None:
+                self._running[item.owner] += 1
+            return item
+
+    def done(self, item: WorkItem) -> None:
+        """The item has run: its owner's next item may be taken."""
+        if item.owner is None:
+            return
+        with self._changed:
+            self._running[item.owner] -= 1
+            if self._running[item.owner] <= 0:
+                del self._running[item.owner]
+            self._changed.notify_all()
+
+    def _best(self, background: bool) -> WorkItem | None:
+        # A linear scan: the queue holds a few jobs per waiting user, and the owner rule changes which
+        # item is best whenever a job ends, which a heap's order cannot follow.
+        takeable = [item for item in self._items
+                    if (background or item.priority < Priority.BACKGROUND)
+                    and (item.owner is None or item.owner not in self._running)]  # fmt: skip
+        return min(takeable, key=lambda item: (item.priority, item.sequence), default=None)
 
 
 class LocalPool:
     """N worker threads fed from an in-memory priority queue, plus a sweeper for stale jobs of every kind.
 
     With two threads or more, the first never takes background work: a grading that arrives while
-    the mutation matrix runs finds a thread free. With warm sandboxes on, each thread keeps its next
-    sandbox started (app.sandbox.warm).
+    the mutation matrix runs finds a thread free. A user's jobs run one at a time (WorkQueue), and an
+    interview's gradings on the clock go before practice ones. With warm sandboxes on, each thread
+    keeps its next sandbox started (app.sandbox.warm).
     """
 
     def __init__(
@@ -93,13 +128,21 @@ class LocalPool:
         self._warmed = threading.Semaphore(0)  # one release per thread whose first standby is ready (or none)
 
     def enqueue(self, job: Job) -> None:
-        """Queue a job once, by its priority; a job already waiting is not queued again."""
-        priority = registry.priority_of(job)  # an unknown kind fails here, in the caller
+        """Queue a job once, by its place in line (priority and owner); a job already waiting is not
+        queued again."""
+        registry.kind_of(job)  # an unknown kind fails here, in the caller
         with self._lock:
             if job.key in self._pending:
                 return
             self._pending.add(job.key)
-        self._queue.put((priority, next(self._sequence), job.key, lambda: self._job(job)))
+        try:
+            place = registry.placement_of(job)
+        except BaseException:
+            with self._lock:
+                self._pending.discard(job.key)
+            raise
+        self._queue.put(WorkItem(place.priority, next(self._sequence), job.key, place.owner,
+                                 lambda: self._job(job)))
 
     def start(self) -> None:
         """Start the grading threads and the stale-attempt sweeper, then recover lost work."""
@@ -126,7 +169,7 @@ class LocalPool:
         """Stop taking work; gradings still running after the timeout are recovered on next start."""
         self._stop.set()
         for _ in range(self.concurrency):
-            self._queue.put((STOP_PRIORITY, next(self._sequence), "stop", None))
+            self._queue.put(WorkItem(STOP_PRIORITY, next(self._sequence), "stop", None, None))
         for thread in self._threads:
             thread.join(timeout=timeout / max(1, len(self._threads)))
 
@@ -142,24 +185,24 @@ class LocalPool:
         self._warmed.release()
         try:
             while not self._stop.is_set():
-                item = self._queue.get(background=takes_background, timeout=_IDLE_CHECK_SECONDS)
+                item = self._queue.take(background=takes_background, timeout=_IDLE_CHECK_SECONDS)
                 if item is None:
                     if keeper is not None:
                         keeper.prepare()  # replace a standby that died or waited too long
                     continue
-                _priority, _n, key, work = item
-                if work is None:
+                if item.work is None:
                     return
                 # Out of the queue now: the same key enqueued while this runs (an attempt that went
                 # back to wait for its reference, and was released at once) is queued again.
                 with self._lock:
-                    self._pending.discard(key)
+                    self._pending.discard(item.key)
                     self._running += 1
                 try:
-                    work()
+                    item.work()
                 except Exception:  # one broken job must not take a pool thread down
-                    log.exception("%s: job failed", key)
+                    log.exception("%s: job failed", item.key)
                 finally:
+                    self._queue.done(item)
                     with self._lock:
                         self._running -= 1
         finally:

@@ -8,17 +8,34 @@ find the lost ones after a restart or a dead worker) as a JobKind and registers 
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import IntEnum
 
+log = logging.getLogger(__name__)
+
 
 class Priority(IntEnum):
-    """Order in the local pool (lowest first); BACKGROUND also means the broker's background queue."""
+    """Order in the local pool and on the broker (lowest first); BACKGROUND also means the broker's
+    background queue."""
 
-    FIRST = 1  # someone waits on it now (a grading)
-    NEXT = 2  # other work waits on it (a reference run)
-    BACKGROUND = 3  # nobody waits (a mutation matrix, a rejudge)
+    ON_THE_CLOCK = 1  # someone waits on it while a clock runs (an interview candidate's grading)
+    FIRST = 2  # someone waits on it now (a practice grading)
+    NEXT = 3  # other work waits on it (a reference run)
+    BACKGROUND = 4  # nobody waits (a mutation matrix, a rejudge)
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where one job goes in line: its priority, and whose slot it takes.
+
+    Jobs with the same owner (a user) are run one at a time, so one user never holds more than one
+    grading slot while another user's job waits; a job without an owner is never held back.
+    """
+
+    priority: Priority
+    owner: str | None = None
 
 
 @dataclass(frozen=True)
@@ -59,6 +76,8 @@ class JobKind:
     redispatch_lost: Callable[[Enqueue, Backlog], list[int]] | None = None
     # A send to the broker failed: mark the job so that redispatch_lost finds it.
     on_send_failed: Callable[[int], None] | None = None
+    # Reads the job's row: its priority and owner (who it is for). None: the kind's priority, no owner.
+    place: Callable[[int], Placement] | None = None
 
 
 _kinds: dict[str, JobKind] = {}
@@ -86,6 +105,23 @@ def kind_of(job: Job) -> JobKind:
 
 def priority_of(job: Job) -> Priority:
     return Priority.BACKGROUND if job.background else kind_of(job).priority
+
+
+def placement_of(job: Job) -> Placement:
+    """The job's place in line, from its row when its kind can say (background work: last, nobody's).
+
+    A row that cannot be read now (the database is down, the row is gone) gets the kind's priority and
+    no owner: the job still runs, and its claim still keeps a user to one grading at a time.
+    """
+    kind = kind_of(job)  # an unknown kind fails here, in the caller
+    if job.background or kind.place is None:
+        return Placement(priority_of(job))
+    try:
+        return kind.place(job.id)
+    except Exception as exc:
+        log.warning("%s: could not read its place in line (%s); queued by its kind's priority",
+                    job.key, exc.__class__.__name__)
+        return Placement(kind.priority)
 
 
 def kinds() -> list[JobKind]:

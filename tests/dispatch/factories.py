@@ -21,18 +21,27 @@ def make_attempt(
     worker_id: str | None = None,
     kind: str = "submit",
     files: dict[str, str] | None = None,
+    user_id: int | None = None,
+    interview_id: int | None = None,
 ) -> Attempt:
-    """A user and an attempt on warm-up, flushed."""
+    """An attempt on warm-up, flushed: of a new user, or of `user_id`."""
     version = get_published(session=session, slug="warm-up")
     if version is None:
         sync_builtin_scenarios(session=session)
         version = get_published(session=session, slug="warm-up")
     assert version is not None
-    user = create_user(session=session, email=f"d-{uuid.uuid4().hex[:10]}@example.com", password=None, role="candidate")
+    if user_id is None:
+        user_id = make_user(session=session)
     attempt = Attempt(
-        user_id=user.id, scenario_version_id=version.id, kind=kind, status=status, tries=tries,
-        heartbeat_at=heartbeat_at, worker_id=worker_id, files=files or {"model.py": "x = 1\n"},
+        user_id=user_id, scenario_version_id=version.id, kind=kind, status=status, tries=tries,
+        interview_id=interview_id, heartbeat_at=heartbeat_at, worker_id=worker_id,
+        files=files or {"model.py": "x = 1\n"},
     )
     session.add(attempt)
     session.flush()
     return attempt
+
+
+def make_user(*, session: Session, role: str = "candidate") -> int:
+    """A new user's id (flushed)."""
+    return create_user(session=session, email=f"d-{uuid.uuid4().hex[:10]}@example.com", password=None, role=role).id

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, UploadFile
+from fastapi import APIRouter, Body, HTTPException, UploadFile
 from fastapi.responses import JSONResponse, Response
+from pydantic import BaseModel, ConfigDict
 from sqlalchemy.orm import Session
 
 from app.audit import service as audit
@@ -13,7 +14,7 @@ from app.auth.deps import AdminUser, SessionDep
 from app.core.settings import get_settings
 from app.engine.errors import PackageError
 from app.engine.package import ScenarioPackage, load_zip
-from app.scenarios import authoring, jobs, rejudge, validation
+from app.scenarios import authoring, bug_edits, jobs, rejudge, validation
 from app.scenarios.export import package_zip
 from app.scenarios.models import ScenarioVersion
 from app.scenarios.schemas import (
@@ -31,6 +32,7 @@ router = APIRouter(prefix="/api/admin/scenarios", tags=["scenario authoring"])
 def version_view(*, session: Session, slug: str, version: ScenarioVersion) -> VersionOut:
     """The version as the API shows it: status, the validation report (or null) and the latest jobs."""
     report = version.validation if version.validation and "valid" in version.validation else None
+    package = ScenarioPackage.from_dict(version.content)
     current = {kind: jobs.latest_job(session=session, version_id=version.id, kind=kind)
                for kind in (validation.KIND, rejudge.KIND)}
     return VersionOut(
@@ -41,8 +43,11 @@ def version_view(*, session: Session, slug: str, version: ScenarioVersion) -> Ve
             bugs=[BugDetectedOut(id=b["id"], detected_by=b["detected_by"]) for b in report.get("bugs", [])],
             problems=report.get("problems", []), warnings=report.get("warnings", []),
             masking=[MaskingOut(**pair) for pair in report.get("masking", [])],
+            shared_tests=[[a, b] for a, b in authoring.shared_tests(report)],
         ),
         jobs={kind: jobs.progress(job) if job else None for kind, job in current.items()},
+        comment_warnings=bug_edits.comment_warnings(
+            package.solution_files, [(b.id, b.kind, b.title, list(b.edits)) for b in package.bugs]),
     )
 
 
@@ -92,12 +97,23 @@ def validate(slug: str, number: int, user: AdminUser, session: SessionDep) -> Jo
     return jobs.progress(job)
 
 
+class PublishBody(BaseModel):
+    """Optional: bugs that share all their detecting tests publish only when this is said explicitly."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    without_per_bug_credit: bool = False
+
+
 @router.post("/{slug}/versions/{number}/publish")
-def publish(slug: str, number: int, user: AdminUser, session: SessionDep) -> VersionOut:
-    """Publish a validated draft; 409 names each undetected bug (or why else it cannot be published)."""
+def publish(slug: str, number: int, user: AdminUser, session: SessionDep,
+            body: Annotated[PublishBody | None, Body()] = None) -> VersionOut:
+    """Publish a validated draft; 409 names each undetected bug (or why else it cannot be published),
+    or the bugs that share all their detecting tests unless `without_per_bug_credit` is true."""
     _scenario, version = _found(session, slug, number)
     try:
-        authoring.publish(session=session, slug=slug, version=version, user=user)
+        authoring.publish(session=session, slug=slug, version=version, user=user,
+                          without_per_bug_credit=body is not None and body.without_per_bug_credit)
     except authoring.AuthoringError as exc:
         session.rollback()
         raise _error(exc) from None

@@ -132,11 +132,35 @@ def refusal(version: ScenarioVersion) -> str | None:
     return None
 
 
-def publish(*, session: Session, slug: str, version: ScenarioVersion, user: User | None) -> ScenarioVersion:
-    """Freeze a valid draft as the scenario's published version (new attempts get it)."""
+def shared_tests(report: dict[str, Any] | None) -> list[tuple[str, str]]:
+    """(a, b): every test that catches bug a also catches bug b. While b is unfixed, a fix of a changes no
+    test, so grading says "cannot tell yet" for a instead of crediting it (app/grading/scoring.py)."""
+    detected = {b["id"]: set(b.get("detected_by") or []) for b in (report or {}).get("bugs", [])}
+    return [(a, b) for a, tests in detected.items() for b, others in detected.items()
+            if a != b and tests and tests <= others]
+
+
+def credit_warning(report: dict[str, Any] | None) -> str | None:
+    """What the version page and a refused publish say when bugs share all their detecting tests."""
+    pairs = shared_tests(report)
+    if not pairs:
+        return None
+    said = "; ".join(f"every test that catches {a} also catches {b}" for a, b in pairs)
+    return (f"Bugs share all their detecting tests ({said}): a submission that fixes one of them while the "
+            "other remains cannot be credited for it per bug (its verdict is \"cannot tell yet\"). Give each "
+            "bug a test of its own, or publish without per-bug credit.")
+
+
+def publish(*, session: Session, slug: str, version: ScenarioVersion, user: User | None,
+            without_per_bug_credit: bool = False) -> ScenarioVersion:
+    """Freeze a valid draft as the scenario's published version (new attempts get it). Bugs that share
+    all their detecting tests need `without_per_bug_credit` (said explicitly by the admin)."""
     why = refusal(version)
     if why is not None:
         raise AuthoringError(409, why)
+    warning = credit_warning(version.validation)
+    if warning is not None and not without_per_bug_credit:
+        raise AuthoringError(409, f"Not published: {warning}")
     version.status, version.published_at = PUBLISHED, utcnow()
     session.flush()
     audit.record(session=session, actor=user, action="version.published", target=label(slug, version))

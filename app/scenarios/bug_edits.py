@@ -80,9 +80,11 @@ def applies(solution: dict[str, str], edits: list[Edit]) -> bool:
     return True
 
 
-# Templates for common kinds: (file, line pattern, replacement) proposing the edit at the right line.
+# Templates for common kinds, per challenge interface: (file, line pattern, replacement) proposing the
+# edit at the right line of that interface's solutions. A kind whose bug needs lines moved (llama-v1's
+# cache-after-repeat-kv) has none: the admin edits the copy of the solution by hand.
 Template = tuple[str, re.Pattern[str], Callable[[re.Match[str]], str]]
-TEMPLATES: dict[str, Template] = {
+GPT_V1_TEMPLATES: dict[str, Template] = {
     "mask-future-leak": ("model.py", re.compile(r"torch\.tril\((?P<args>.*)\)(?P<rest>\s*)$"),
                          lambda m: f"torch.tril({m['args']}, diagonal=1){m['rest']}"),
     "mask-missing": ("model.py", re.compile(r"^(?P<indent>\s*)(?P<line>att = att\.masked_fill\(.*)$"),
@@ -96,11 +98,53 @@ TEMPLATES: dict[str, Template] = {
     "mlp-no-nonlinearity": ("model.py", re.compile(r"self\.gelu\((?P<inner>self\.c_fc\(x\))\)"),
                             lambda m: m["inner"]),
 }
+LLAMA_V1_TEMPLATES: dict[str, Template] = {
+    "rmsnorm-wrong": ("model.py", re.compile(r"x\.pow\(2\)\.mean\(dim=-1"), lambda m: "x.pow(2).mean(dim=1"),
+    "rmsnorm-eps-wrong": ("model.py", re.compile(r"\.mean\(dim=-1, keepdim=True\) \+ self\.eps\)"),
+                          lambda m: ".mean(dim=-1, keepdim=True))"),
+    "rmsnorm-gain-wrong": ("model.py", re.compile(r"(?P<norm>\+ self\.eps\)) \* self\.weight"), lambda m: m["norm"]),
+    "swiglu-gate-wrong": ("model.py", re.compile(r"F\.silu\(self\.w1\(x\)\) \* self\.w3\(x\)"),
+                          lambda m: "F.silu(self.w1(x))"),
+    "rope-frequencies-wrong": ("model.py", re.compile(
+        r"torch\.arange\(0, head_dim, 2, dtype=torch\.float64\) / head_dim"),
+        lambda m: "torch.arange(0, head_dim // 2, dtype=torch.float64) / head_dim"),
+    "rope-on-values": ("model.py", re.compile(
+        r"v = self\.wv\(x\)\.view\(B, T, self\.n_kv_heads, self\.head_dim\)\.transpose\(1, 2\)"),
+        lambda m: "v = apply_rope(self.wv(x).view(B, T, self.n_kv_heads, self.head_dim), rot).transpose(1, 2)"),
+    "rope-pairs-mixed": ("model.py", re.compile(r"x\.reshape\(\*x\.shape\[:-1\], -1, 2\)"),
+                         lambda m: "x.reshape(*x.shape[:-1], 2, -1).transpose(-1, -2).contiguous()"),
+    "rope-ignores-offset": ("model.py", re.compile(r"self\.rope\[start_pos : start_pos \+ T\]"),
+                            lambda m: "self.rope[:T]"),
+    "sdpa-causal-in-decode": ("model.py", re.compile(r"(?P<call>scaled_dot_product_attention\(.*)attn_mask=mask"),
+                              lambda m: f"{m['call']}is_causal=True"),
+    "attn-scale-wrong": ("model.py", re.compile(r"(?P<call>scaled_dot_product_attention\(.*attn_mask=mask),"),
+                         lambda m: f"{m['call']}, scale=C ** -0.5,"),
+    "cache-write-wrong": ("model.py", re.compile(
+        r"^(?P<indent>\s*)self\.keys\[layer\], self\.values\[layer\] = k, v$"),
+                          lambda m: f"{m['indent']}if self.keys[layer] is None:\n"
+                                    f"{m['indent']}    self.keys[layer], self.values[layer] = k, v"),
+    "repeat-kv-wrong-axis": ("model.py", re.compile(r"x\[:, :, None, :, :\]\.expand\(B, n_kv, n_rep, T, hd\)"),
+                             lambda m: "x[:, :, :, None, :].expand(B, n_kv, T, n_rep, hd)"),
+    "top-p-off-by-one": ("model.py", re.compile(r"sorted_probs\.cumsum\(dim=-1\) - sorted_probs >= top_p"),
+                         lambda m: "sorted_probs.cumsum(dim=-1) > top_p"),
+    "grad-accum-token-mean": ("train.py", re.compile(r"share = int\(\(y != -1\)\.sum\(\)\) / n_tokens"),
+                              lambda m: "share = 1 / len(micro_batches)"),
+    "cosine-schedule-wrong": ("train.py", re.compile(
+        r"progress = \(step - warmup_steps\) / \(max_steps - warmup_steps\)"),
+        lambda m: "progress = (step - warmup_steps) / max_steps"),
+}
+TEMPLATES: dict[str, dict[str, Template]] = {"gpt-v1": GPT_V1_TEMPLATES, "llama-v1": LLAMA_V1_TEMPLATES}
 
 
-def propose(kind: str, solution: dict[str, str]) -> tuple[dict[str, str], str] | None:
-    """The solution with the kind's template applied at its first matching line, and where; None if none fits."""
-    template = TEMPLATES.get(kind)
+def templates_for(interface: str) -> list[str]:
+    """The kinds with a template for this interface's solutions, sorted."""
+    return sorted(TEMPLATES.get(interface, {}))
+
+
+def propose(kind: str, solution: dict[str, str], interface: str = "gpt-v1") -> tuple[dict[str, str], str] | None:
+    """The solution with the kind's template (for this interface) applied at its first matching line, and
+    where; None if none fits."""
+    template = TEMPLATES.get(interface, {}).get(kind)
     if template is None or template[0] not in solution:
         return None
     name, pattern, replace = template
@@ -111,3 +155,34 @@ def propose(kind: str, solution: dict[str, str]) -> tuple[dict[str, str], str] |
             lines[number - 1] = pattern.sub(replace, body, count=1) + line[len(body):]
             return {**solution, name: "".join(lines)}, f"{name} line {number}"
     return None
+
+
+# Words in a comment that give a planted bug away: the starter must not tell the candidate where to look.
+TELLING_WORDS = re.compile(r"\b(bug|buggy|planted|fixme|todo|xxx|hack|wrong|broken|incorrect|should be|"
+                           r"off[- ]by[- ]one|intentional(ly)?|deliberate(ly)?)\b", re.IGNORECASE)
+
+
+def _comments(text: str) -> list[str]:
+    return [line.split("#", 1)[1].strip() for line in text.splitlines() if "#" in line]
+
+
+def comment_warnings(solution: dict[str, str], bugs: list[tuple[str, str, str, list[Edit]]]) -> list[str]:
+    """A warning for each comment a bug's planted text carries that names the bug: a word that gives a bug
+    away (bug, wrong, should be, TODO …), or the bug's id or kind. `bugs`: (id, kind, title, edits).
+    Comments the solution already has at that place are the author's, and pass; so do comments that
+    describe the planted code in the domain's words (a cover story is the author's choice)."""
+    out = []
+    for bug_id, kind, _title, edits in bugs:
+        for edit in edits:
+            kept = set(_comments(edit.old))
+            for comment in _comments(edit.new):
+                if comment in kept:
+                    continue
+                lowered = comment.lower()
+                telling = TELLING_WORDS.search(comment)
+                why = (f"its id {bug_id}" if bug_id.lower() in lowered else f"its kind {kind}" if kind.lower() in lowered
+                       else f"“{telling[0]}”" if telling else None)
+                if why:
+                    out.append(f"bug {bug_id}: the planted text in {edit.file} leaves the comment “# {comment}”, "
+                               f"which names the bug ({why}); candidates read it in the starter")
+    return out

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 
 class ScenarioCard(BaseModel):
@@ -85,6 +85,9 @@ class ValidationOut(BaseModel):
     problems: list[str]
     warnings: list[str]
     masking: list[MaskingOut]
+    # [a, b]: every test that catches bug a also catches bug b, so a fix of a alone cannot be credited
+    # while b remains; publishing then needs {"without_per_bug_credit": true}
+    shared_tests: list[list[str]] = Field(default_factory=list)
 
 
 class VersionOut(BaseModel):
@@ -97,6 +100,7 @@ class VersionOut(BaseModel):
     content_hash: str
     validation: ValidationOut | None
     jobs: dict[str, JobProgress | None]
+    comment_warnings: list[str] = Field(default_factory=list)  # planted text whose comments name the bug
 
 
 class UploadedOut(BaseModel):

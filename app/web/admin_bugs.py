@@ -29,10 +29,15 @@ def _draft(session: Any, slug: str, number: int) -> Any:
 
 def _page(request: Request, slug: str, version: Any, form: dict[str, str], *, checked: list[Any] | None = None,
           error: str | None = None, proposal: str | None = None, status_code: int = 200) -> Response:
+    package = ScenarioPackage.from_dict(version.content)
+    # A comment the planted text leaves that names the bug gives it away in the starter: said before adding.
+    warnings = [] if not checked else bug_edits.comment_warnings(package.solution_files, [(
+        form.get("id", "").strip() or "(new)", form.get("kind", ""), form.get("title", ""), [c.edit for c in checked])])
     return render(request, "admin/bug.html", {
-        "slug": slug, "version": version, "package": ScenarioPackage.from_dict(version.content), "form": form,
+        "slug": slug, "version": version, "package": package, "form": form,
         "kinds": BUG_KINDS, "components": COMPONENTS, "checked": checked, "error": error, "proposal": proposal,
-        "templates": sorted(bug_edits.TEMPLATES), "editor_bundle": editor_bundle(),
+        "templates": bug_edits.templates_for(package.interface), "editor_bundle": editor_bundle(),
+        "comment_warnings": warnings,
     }, status_code=status_code)
 
 
@@ -44,7 +49,7 @@ def new_bug(request: Request, slug: str, number: int, _user: AdminUser, session:
     package = ScenarioPackage.from_dict(version.content)
     files, proposal = dict(package.solution_files), None
     if kind:
-        proposed = bug_edits.propose(kind, package.solution_files)
+        proposed = bug_edits.propose(kind, package.solution_files, package.interface)
         if proposed is not None:
             files, where = proposed
             proposal = f"The {kind} template changed {where}; adjust it if your code differs."

@@ -15,7 +15,8 @@ from app.auth.deps import AdminUser, SessionDep
 from app.engine.errors import PackageError
 from app.engine.interfaces import DEFAULT_INTERFACE, INTERFACES, Interface, interface_label
 from app.http.templating import render
-from app.scenarios import authoring, drafts
+from app.scenarios import authoring, drafts, jobs, validation
+from app.scenarios.job_models import ScenarioJob
 from app.scenarios.models import Scenario, ScenarioVersion
 
 router = APIRouter(prefix="/admin/scenarios", tags=["pages"], include_in_schema=False)
@@ -38,7 +39,7 @@ def version_url(request: Request, slug: str, number: int, name: str = "admin_ver
 @dataclass(frozen=True)
 class VersionRow:
     version: ScenarioVersion
-    validation: str  # not validated | stale | valid | invalid
+    validation: str  # validating | not validated | stale | valid | invalid
     attempts: int
 
 
@@ -61,10 +62,14 @@ def _listing(session: Session) -> list[ScenarioRow]:
                                     .group_by(Attempt.scenario_version_id)).all())
     scenarios = session.scalars(select(Scenario).order_by(Scenario.slug))
     rows = {scenario.id: ScenarioRow(scenario) for scenario in scenarios}
+    # A version whose validation job runs (a built-in's at start-up, or one an admin queued) is "validating".
+    validating = set(session.scalars(select(ScenarioJob.scenario_version_id).where(
+        ScenarioJob.kind == validation.KIND, ScenarioJob.status.in_(jobs.ACTIVE))))
     for version in session.scalars(select(ScenarioVersion).order_by(ScenarioVersion.version.desc())):
         row = rows[version.scenario_id]
         report = version.validation or {}
-        state = ("not validated" if "valid" not in report
+        state = ("validating" if version.id in validating
+                 else "not validated" if "valid" not in report
                  else "stale" if report.get("content_hash") != version.content_hash
                  else "valid" if report["valid"] else "invalid")
         row.versions.append(VersionRow(version, state, attempts.get(version.id, 0)))

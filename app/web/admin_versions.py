@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter, Form, HTTPException, Request
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 from starlette.responses import RedirectResponse, Response
@@ -17,7 +18,7 @@ from app.auth.deps import AdminUser, SessionDep
 from app.engine.package import ScenarioPackage
 from app.engine.validator import ValidationReport
 from app.http.templating import PageContext, render
-from app.scenarios import authoring, jobs, presentation, reference, rejudge, validation
+from app.scenarios import authoring, bug_edits, jobs, presentation, reference, rejudge, validation
 from app.scenarios.job_models import JobTask, ScenarioJob
 from app.scenarios.models import Scenario, ScenarioVersion
 from app.scenarios.schemas import JobProgress
@@ -29,7 +30,6 @@ router = APIRouter(prefix="/admin/scenarios/{slug}/versions/{number}", tags=["pa
 # What the page says after an action, chosen by the key in its ?notice= and never taken from the URL's
 # text (a link with any other notice would put the sender's words in the page's green banner).
 NOTICES = {
-    "validation_queued": "Validation queued.",
     "published": "Published.",
     "retired": "Retired.",
     "draft_saved": "Draft saved. Validate it again before publishing.",
@@ -62,6 +62,8 @@ class VersionPage(PageContext):
     other_versions: Sequence[int]
     rejudge_job: ScenarioJob | None
     attempts: int
+    credit_warning: str | None = None  # bugs that share all their detecting tests (publishing asks first)
+    comment_warnings: Sequence[str] = ()  # planted text whose comments name the bug
     notice: str = ""
     error: str | None = None
 
@@ -82,6 +84,10 @@ def _context(session: Session, scenario: Scenario, version: ScenarioVersion) -> 
         starter_diff=presentation.starter_diff(package), other_versions=others,
         rejudge_job=jobs.latest_job(session=session, version_id=version.id, kind=rejudge.KIND),
         attempts=session.query(Attempt).filter(Attempt.scenario_version_id == version.id).count(),
+        credit_warning=authoring.credit_warning(version.validation) if report is not None and
+        report.content_hash == version.content_hash else None,
+        comment_warnings=bug_edits.comment_warnings(
+            package.solution_files, [(b.id, b.kind, b.title, list(b.edits)) for b in package.bugs]),
     )
 
 
@@ -130,7 +136,9 @@ def validate(request: Request, slug: str, number: int, user: AdminUser, session:
         audit.record(session=session, actor=user, action="version.validation_started",
                      target=authoring.label(slug, version))
         session.commit()
-    return _back(request, slug, number, "validation_queued")
+    # No notice at the top: the validation section says where the job is, and replaces that line with
+    # the verdict when it ends (a "Validation queued." above "Valid." was stale).
+    return RedirectResponse(str(request.url_for("admin_version", slug=slug, number=number)), status_code=303)
 
 
 def _action(request: Request, slug: str, number: int, user: Any, session: Session, act: Any, done: str) -> Response:
@@ -147,9 +155,12 @@ def _action(request: Request, slug: str, number: int, user: Any, session: Sessio
 
 
 @router.post("/publish", name="admin_publish_version")
-def publish(request: Request, slug: str, number: int, user: AdminUser, session: SessionDep) -> Response:
-    """Publish a validated draft; a refusal names each undetected bug."""
-    return _action(request, slug, number, user, session, authoring.publish, "published")
+def publish(request: Request, slug: str, number: int, user: AdminUser, session: SessionDep,
+            without_per_bug_credit: Annotated[str, Form()] = "") -> Response:
+    """Publish a validated draft; a refusal names each undetected bug, or the bugs that share all their
+    detecting tests when the form did not say "publish without per-bug credit"."""
+    act = functools.partial(authoring.publish, without_per_bug_credit=without_per_bug_credit == "yes")
+    return _action(request, slug, number, user, session, act, "published")
 
 
 @router.post("/retire", name="admin_retire_version")

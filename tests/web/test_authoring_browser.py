@@ -4,6 +4,7 @@ matrix and publishes; a candidate then finds the new challenge and solves it thr
 from __future__ import annotations
 
 import json
+import re
 import urllib.request
 import uuid
 from typing import Any
@@ -66,10 +67,12 @@ def test_admin_plants_validates_publishes_and_a_candidate_solves_it(
     page.get_by_text("Bug softmax-over-queries planted.").wait_for()
 
     page.get_by_role("button", name="Validate").click()
-    page.get_by_text("Validation queued.").wait_for()
+    page.locator("#validation p[role=status]", has_text=re.compile(r"Validation queued|Validating")).wait_for()
     # htmx polls the validation section until the job ends and the matrix replaces the progress line.
     page.get_by_role("heading", name="Bug × test matrix").wait_for(timeout=600_000)
     assert page.locator(".validation-verdict").inner_text() == "Valid."
+    # No status line outlives the job it reported ("Validation queued." above "Valid." was stale).
+    assert page.get_by_text(re.compile("Validation queued|Validating")).count() == 0
     row = page.locator("table.matrix tr", has_text="softmax-over-queries")
     assert row.locator("td.caught").count() >= 1
     assert page.locator("table.matrix tbody tr").count() == 5

@@ -60,6 +60,7 @@ def build_bwrap_argv(
     preload: tuple[str, ...] = (),
     allow_processes: bool = False,
     progress_fd: int | None = None,
+    agent_fds: tuple[int, int] | None = None,
 ) -> list[str]:
     """Full argv: namespaces, read-only system + Python, tmpfs scratch, clean env, then the launcher."""
     scratch = str(limits.scratch_bytes)
@@ -98,6 +99,8 @@ def build_bwrap_argv(
     }
     if progress_fd is not None:
         env[protocol.PROGRESS_FD_VAR] = str(progress_fd)
+    if agent_fds is not None:
+        env[protocol.AGENT_FDS_VAR] = f"{agent_fds[0]},{agent_fds[1]}"
     argv.append("--clearenv")
     for key, value in env.items():
         argv += ["--setenv", key, value]

@@ -23,6 +23,7 @@ from pathlib import Path
 from app.core.settings import get_settings
 from app.sandbox import bwrap_command as cmd
 from app.sandbox.job import HarnessJob, HarnessOutcome, Limits
+from app.sandbox.judge_process import AgentChannel, has_judge, start_judge
 from app.sandbox.outcome import RunFacts, build_outcome
 from app.sandbox.progress import progress_streams
 from app.sandbox.result_file import ResultRead, result_from_read
@@ -74,9 +75,11 @@ class Sandbox:
 
     def __init__(
         self, *, spec: SandboxSpec, proc: subprocess.Popen[bytes], workspace: Workspace, fds: dict[str, int],
-        stack: contextlib.ExitStack,
+        stack: contextlib.ExitStack, python: str, channel: AgentChannel,
     ) -> None:  # fmt: skip
         self.spec = spec
+        self._python = python
+        self._channel = channel
         self.started_at = time.monotonic()
         self._proc = proc
         self._workspace = workspace
@@ -112,6 +115,21 @@ class Sandbox:
         self._used = True
         limits = job.limits
         self._workspace.fill(candidate_files=job.candidate_files, job_input=job.input, harness_dir=job.harness_dir)
+        judge = None
+        streams = progress_streams(job.on_progress, self._fds["progress"])
+        if has_judge(job.harness_dir):
+            # The judge runs out here; the candidate's process inside only answers it (judge_process.py).
+            judge_progress_r, judge_progress_w = os.pipe()
+            self._fds["judge_progress"] = judge_progress_r
+            try:
+                judge = start_judge(job, self._channel, python=self._python, nice=get_settings().sandbox_nice,
+                                    progress_fd=judge_progress_w)
+            finally:
+                os.close(judge_progress_w)
+            streams = {**streams, **progress_streams(job.on_progress, judge_progress_r)}
+            judge.watch(self._end_after_judge)
+        else:
+            self._channel.close_all()
         started = time.monotonic()
         message = json.dumps({"cpu_seconds": limits.cpu_seconds, "cpu_grace": CPU_HARD_GRACE_SECONDS}).encode()
         with contextlib.suppress(BrokenPipeError):  # the standby is gone: the report says so
@@ -122,13 +140,23 @@ class Sandbox:
         run = supervise(
             self._proc, started=started, wall_seconds=limits.wall_seconds, max_output_bytes=limits.max_output_bytes,
             extra_read_fds=(self._fds["status"], self._fds["ack"]), max_extra_bytes=limits.max_result_bytes + 4096,
-            stream_fds=progress_streams(job.on_progress, self._fds["progress"]),
-            clock_fd=self._fds["ack"], clock_wait_seconds=STANDBY_WAIT_SECONDS,
+            stream_fds=streams, clock_fd=self._fds["ack"], clock_wait_seconds=STANDBY_WAIT_SECONDS,
         )  # fmt: skip
         status, ack = run.extra.get(self._fds["status"], b""), run.extra.get(self._fds["ack"], b"")
         if not status.startswith(_STARTED):
             logger.error("sandbox failed to start: %s", run.stderr[-2000:].decode(errors="replace"))
-        return SandboxRun(build_outcome(_facts(run, status, ack), limits=limits), accepted=_accepted(ack) is not None)
+        facts = _facts(run, status, ack)
+        if judge is not None:
+            # The only result that counts is the judge's; whatever the sandbox left in its own out
+            # directory is ignored.
+            judged = judge.finish()
+            facts = replace(facts, result=judged, judge_failed=judge.failed)
+        return SandboxRun(build_outcome(facts, limits=limits), accepted=_accepted(ack) is not None)
+
+    def _end_after_judge(self) -> None:
+        """The judge is done and the agent did not exit on its own: end the sandbox."""
+        if self._proc.poll() is None:
+            kill_group(self._proc.pid)
 
     def discard(self) -> None:
         """Kill whatever still runs, free the uid slot and delete the workspace (idempotent)."""
@@ -168,8 +196,11 @@ def start_sandbox(
         stack.callback(workspace.remove)
         fds: dict[str, int] = {}
         stack.callback(_close_all, fds)
-        proc = _launch(spec, python=python, bwrap=bwrap, workspace=workspace, slot=slot, fds=fds)
-        sandbox = Sandbox(spec=spec, proc=proc, workspace=workspace, fds=fds, stack=stack)
+        channel = AgentChannel.open()
+        stack.callback(channel.close_all)
+        proc = _launch(spec, python=python, bwrap=bwrap, workspace=workspace, slot=slot, fds=fds, channel=channel)
+        sandbox = Sandbox(spec=spec, proc=proc, workspace=workspace, fds=fds, stack=stack, python=python,
+                          channel=channel)
         stack.callback(sandbox._stop)
     except BaseException:
         stack.close()
@@ -206,9 +237,11 @@ def _mounts(python: str, workspace: Workspace, uid: int) -> list[cmd.Mount]:
 
 
 def _launch(
-    spec: SandboxSpec, *, python: str, bwrap: str, workspace: Workspace, slot: Slot | None, fds: dict[str, int]
+    spec: SandboxSpec, *, python: str, bwrap: str, workspace: Workspace, slot: Slot | None, fds: dict[str, int],
+    channel: AgentChannel,
 ) -> subprocess.Popen[bytes]:
-    """Start enter.py -> bwrap; fds gets our ends of the status, go and ack pipes."""
+    """Start enter.py -> bwrap; fds gets our ends of the status, go and ack pipes. The agent's ends of
+    the judge channel go into the sandbox (and are closed here once the child has them)."""
     uid = slot.uid if slot is not None else os.getuid()
     mounts = _mounts(python, workspace, uid)
     staged: list[list[str]] = []
@@ -226,7 +259,7 @@ def _launch(
         sandbox_argv = cmd.build_bwrap_argv(
             bwrap=bwrap, python=python, mounts=mounts, limits=spec.limits, sandbox_uid=uid, status_fd=status_w,
             go_fd=go_r, ack_fd=ack_w, ready_fd=ready_w, preload=spec.preload, allow_processes=spec.allow_processes,
-            progress_fd=progress_w,
+            progress_fd=progress_w, agent_fds=channel.agent_fds,
         )  # fmt: skip
         # Arguments and the seccomp program go through pipes: the sandbox can read pid 1's
         # cmdline, and it should not learn host paths from it.
@@ -251,7 +284,7 @@ def _launch(
             config = {"uid": None, "gid": None, "rlimits": with_nproc_headroom(table), "binds": [], "argv": argv}
         config["nice"] = get_settings().sandbox_nice  # bwrap and everything in the sandbox inherit it
         enter_argv = [sys.executable, "-I", "-S", "-B", _ENTER, json.dumps(config)]
-        pass_fds = list(child_ends)
+        pass_fds = [*child_ends, *channel.agent_fds]
         ends, child_ends = child_ends, []
         return start_child(
             enter_argv, env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}, cwd=str(workspace.root),
@@ -260,6 +293,7 @@ def _launch(
     finally:
         for fd in child_ends:
             os.close(fd)
+        channel.close_agent_ends()  # the child has its copies (or never started)
 
 
 def _close_all(fds: dict[str, int]) -> None:

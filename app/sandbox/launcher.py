@@ -19,7 +19,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from protocol import OUT_VAR, PROGRESS_FD_VAR  # noqa: E402
+from protocol import AGENT_FDS_VAR, OUT_VAR, PROGRESS_FD_VAR  # noqa: E402
 from result_file import RESULT_NAME, read_capped_file  # noqa: E402
 from seccomp import no_fork_program  # noqa: E402
 
@@ -60,15 +60,16 @@ def main() -> None:
     preexec = _filter_installer(libc, program) if program else None
     standby = os.path.join(os.path.dirname(os.path.abspath(__file__)), "standby.py")
     argv = [sys.executable, "-I", "-B", standby, str(go_fd), str(ack_fd), str(ready_fd), preload]
-    # The progress pipe (display only) is the one descriptor the harness keeps once it runs.
+    # The harness keeps the progress pipe (display only) and the agent's ends of the judge's channel.
     progress = os.environ.get(PROGRESS_FD_VAR, "")
-    pass_fds = (go_fd, ack_fd, ready_fd, *((int(progress),) if progress.isdigit() else ()))
+    agent = [int(fd) for fd in os.environ.get(AGENT_FDS_VAR, "").split(",") if fd.isdigit()]
+    pass_fds = (go_fd, ack_fd, ready_fd, *((int(progress),) if progress.isdigit() else ()), *agent)
     try:
         child = subprocess.Popen(argv, close_fds=True, pass_fds=pass_fds, preexec_fn=preexec)
     except OSError:
         child = None
     finally:
-        for fd in (go_fd, ack_fd, ready_fd):
+        for fd in (go_fd, ack_fd, ready_fd, *agent):
             os.close(fd)
     rc = child.wait() if child is not None else 127
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)

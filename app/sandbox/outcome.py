@@ -31,6 +31,7 @@ class RunFacts:
     sandbox_failed: bool = False
     cpu_seconds: float | None = None
     launcher_lost: bool = False  # the in-sandbox launcher was killed before it reported
+    judge_failed: bool = False  # the judge process (outside the sandbox) broke: not the candidate's doing
 
 
 def _clean(message: object) -> str:
@@ -81,6 +82,8 @@ def build_outcome(facts: RunFacts, *, limits: Limits) -> HarnessOutcome:
         return fail("timeout", f"CPU time limit exceeded ({limits.cpu_seconds} s of CPU).")
     if facts.launcher_lost:
         return fail("crash", "The run was killed from inside the sandbox before it reported a result.")
+    if facts.judge_failed:
+        return fail("sandbox", "The grader failed while judging this run; it was not the submission's fault.")
     read = facts.result
     if read is not None and read.result is not None:
         return _from_result(outcome, read.result, fail)

@@ -12,6 +12,9 @@ standby.py (this file is bound next to them, stdlib only), and the harness they 
   DOJO_INPUT          read-only JSON file: the job's input (what to measure, configs)
   DOJO_OUT            writable directory; the harness writes result.json there
   DOJO_PROGRESS_FD    optional: a pipe for progress lines (JSON, one per line; see app/sandbox/progress.py)
+  DOJO_AGENT_FDS      "IN,OUT": the agent's ends of the channel to the judge, which runs outside the
+                      sandbox (app/sandbox/judge_process.py); a harness with a judge answers it and
+                      writes no result of its own
 
 The working directory is a private, writable scratch directory. The runner starts
 `python -I -B $DOJO_HARNESS_DIR/main.py` and reads back $DOJO_OUT/result.json.
@@ -22,3 +25,4 @@ HARNESS_DIR_VAR = "DOJO_HARNESS_DIR"
 INPUT_VAR = "DOJO_INPUT"
 OUT_VAR = "DOJO_OUT"
 PROGRESS_FD_VAR = "DOJO_PROGRESS_FD"
+AGENT_FDS_VAR = "DOJO_AGENT_FDS"

@@ -10,11 +10,12 @@ from pathlib import Path
 from app.core.settings import get_settings
 from app.sandbox import protocol
 from app.sandbox.job import HarnessJob, HarnessOutcome
+from app.sandbox.judge_process import AgentChannel, has_judge, start_judge
 from app.sandbox.outcome import RunFacts, build_outcome
 from app.sandbox.progress import progress_streams
 from app.sandbox.result_file import read_result_file
 from app.sandbox.rlimits import apply_rlimits, lower_priority, rlimit_table, with_nproc_headroom
-from app.sandbox.supervise import run_supervised
+from app.sandbox.supervise import kill_group, run_supervised
 from app.sandbox.workspace import create_workspace
 
 THREAD_ENV = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
@@ -24,6 +25,12 @@ def _limit_child(table: list[tuple[int, int, int]], nice: int) -> None:
     """In the child before exec: the run's limits and its lower CPU priority (SANDBOX_NICE)."""
     apply_rlimits(table)
     lower_priority(nice)
+
+
+def _end_group(holder: dict[str, int]) -> None:
+    """The judge is done and the harness did not exit on its own: end its process group."""
+    if "pid" in holder:
+        kill_group(holder["pid"])
 
 
 class SubprocessRunner:
@@ -61,7 +68,25 @@ class SubprocessRunner:
         }
         progress_read, progress_write = os.pipe()
         env[protocol.PROGRESS_FD_VAR] = str(progress_write)
+        streams = progress_streams(job.on_progress, progress_read)
+        channel = AgentChannel.open()
+        judge = judge_progress = None
+        agent_fds: tuple[int, ...] = ()
         try:
+            if has_judge(harness_dir):
+                env[protocol.AGENT_FDS_VAR] = channel.agent_env
+                agent_fds = channel.agent_fds
+                judge_progress, judge_progress_w = os.pipe()
+                try:
+                    judge = start_judge(job, channel, python=self.python, nice=nice, progress_fd=judge_progress_w)
+                finally:
+                    os.close(judge_progress_w)
+                streams = {**streams, **progress_streams(job.on_progress, judge_progress)}
+            else:
+                channel.close_all()
+            holder: dict[str, int] = {}
+            if judge is not None:
+                judge.watch(lambda: _end_group(holder))
             run = run_supervised(
                 [self.python, "-I", "-B", os.path.join(harness_dir, "main.py")],
                 env=env,
@@ -69,13 +94,20 @@ class SubprocessRunner:
                 wall_seconds=limits.wall_seconds,
                 max_output_bytes=limits.max_output_bytes,
                 preexec_fn=partial(_limit_child, table, nice),
-                pass_fds=(progress_write,),
-                close_after_start=(progress_write,),
-                stream_fds=progress_streams(job.on_progress, progress_read),
+                pass_fds=(progress_write, *agent_fds),
+                close_after_start=(progress_write, *agent_fds),
+                stream_fds=streams,
+                on_start=lambda pid: holder.update(pid=pid),
             )
-            result = read_result_file(workspace.out_dir, max_bytes=limits.max_result_bytes)
+            if judge is not None:
+                result = judge.finish()
+            else:
+                result = read_result_file(workspace.out_dir, max_bytes=limits.max_result_bytes)
         finally:
+            channel.close_all()
             os.close(progress_read)
+            if judge_progress is not None:
+                os.close(judge_progress)
             workspace.remove()
         code = run.returncode
         facts = RunFacts(
@@ -87,5 +119,6 @@ class SubprocessRunner:
             stdout=run.stdout,
             stderr=run.stderr,
             result=result,
+            judge_failed=judge is not None and judge.failed,
         )
         return build_outcome(facts, limits=limits)

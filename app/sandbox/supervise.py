@@ -58,6 +58,7 @@ def run_supervised(
     extra_read_fds: Sequence[int] = (),
     max_extra_bytes: int = 0,
     stream_fds: Mapping[int, Callable[[bytes], None]] | None = None,
+    on_start: Callable[[int], None] | None = None,
 ) -> SupervisedRun:
     """Run argv; stop and kill the process group at the wall-clock limit or the output cap.
 
@@ -70,6 +71,8 @@ def run_supervised(
     proc = start_child(
         argv, env=env, cwd=cwd, preexec_fn=preexec_fn, pass_fds=pass_fds, close_after_start=close_after_start
     )
+    if on_start is not None:
+        on_start(proc.pid)  # the child leads its own process group: its pid is the group's id
     return supervise(
         proc,
         started=started,

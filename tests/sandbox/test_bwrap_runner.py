@@ -45,7 +45,7 @@ def test_sandbox_sees_minimal_env_and_filesystem_and_no_app_source(tmp_path: Pat
     assert seen["env"] == sorted(
         ["PATH", "HOME", "TMPDIR", "LANG", "PYTHONHASHSEED", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
          "OPENBLAS_NUM_THREADS", "DOJO_CANDIDATE_DIR", "DOJO_HARNESS_DIR", "DOJO_INPUT", "DOJO_OUT",
-         "DOJO_PROGRESS_FD", "PWD"]
+         "DOJO_PROGRESS_FD", "DOJO_AGENT_FDS", "PWD"]
     )  # fmt: skip
     assert "shadow" not in seen["etc"] and "passwd" in seen["etc"]
     # The app, its data and its config stay invisible; only a virtualenv inside the repo is mounted.

@@ -109,8 +109,25 @@ def judge(client, job, measure, *, schema, view=None):
     return result
 
 
+def _apply_limits():
+    """The limits the runner asks for (DOJO_JUDGE_LIMITS): an address-space cap and a lower priority."""
+    import resource
+
+    try:
+        limits = json.loads(os.environ.get("DOJO_JUDGE_LIMITS") or "{}")
+    except ValueError:
+        limits = {}
+    memory = limits.get("memory_bytes")
+    if isinstance(memory, int) and memory > 0:
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    nice = limits.get("nice")
+    if isinstance(nice, int) and nice > 0:
+        os.setpriority(os.PRIO_PROCESS, 0, max(nice, os.getpriority(os.PRIO_PROCESS, 0)))
+
+
 def main(measure, *, schema, view=None):
     """The judge process's entry point: returns its exit code."""
+    _apply_limits()
     fds = os.environ[JUDGE_FDS_VAR].split(",")
     client = AgentClient(int(fds[0]), int(fds[1]))
     with open(os.environ[JUDGE_INPUT_VAR], encoding="utf-8") as fh:

@@ -55,6 +55,7 @@ class BenchOptions:
     data_dir: Path | None = None  # reuse a data directory: its first start (and reference computation) is done
     watchers: int = 300  # pages watching gradings at once
     watch_seconds: float = 30.0  # the measured window of each polling mode
+    follow_seconds: float = 30.0  # typing time of each follow figure (app/bench/follow.py)
 
     @property
     def watch(self) -> WatchOptions:
@@ -212,6 +213,10 @@ def bench_command(*, as_json: bool, options: BenchOptions, only: str | None = No
         report = run_watchers_only(options.watch, scenario=options.scenario, data_dir=options.data_dir, say=say)
     elif only == "gradings":
         report = run_gradings_only(options, say=say)
+    elif only == "follow":
+        from app.bench.follow import FollowOptions, run_follow_only
+
+        report = run_follow_only(FollowOptions(seconds=options.follow_seconds), say=say)
     else:
         report = run_bench(options, say=say)
     if as_json:

@@ -71,6 +71,9 @@ class Settings(BaseSettings):
     # Where web processes tell each other about a live interview's new events (follow mode): a
     # redis:// URL; empty = the broker's Redis when BROKER_URL is one, else within this process only.
     live_redis_url: str = ""
+    # How often a live stream checks, on its own, that its client may still follow (session, token, role,
+    # the interview's end) and looks for events it was not woken for.
+    live_check_seconds: float = Field(default=2.0, gt=0, le=60)
     worker_concurrency: int = 0  # 0 = one per CPU core
     heartbeat_seconds: float = 5.0
     stale_after_seconds: float = 60.0

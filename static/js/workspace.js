@@ -187,10 +187,17 @@
     });
   });
 
+  // In an interview the interviewer may be following: a save goes at most INTERVIEW_MAX_WAIT_MS after the
+  // oldest unsaved change, even while the typing goes on (followers see the text within about a second).
+  var INTERVIEW_MAX_WAIT_MS = 600, firstUnsaved = 0;
   function scheduleSave() {
     setStatus("Unsaved changes");
     clearTimeout(saveTimer);
-    saveTimer = setTimeout(saveNow, AUTOSAVE_DELAY_MS);
+    var now = Date.now();
+    if (!firstUnsaved) firstUnsaved = now;
+    var delay = root.dataset.interview !== "yes" ? AUTOSAVE_DELAY_MS
+      : Math.max(0, Math.min(AUTOSAVE_DELAY_MS, firstUnsaved + INTERVIEW_MAX_WAIT_MS - now));
+    saveTimer = setTimeout(saveNow, delay);
   }
 
   function pendingBody(force) {
@@ -211,6 +218,7 @@
     }
     var body = pendingBody(force);
     var sentFiles = dirtyFiles, sentNotes = dirtyNotes;
+    firstUnsaved = 0;
     dirtyFiles = {};
     dirtyNotes = {};
     saving = true;

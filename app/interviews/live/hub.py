@@ -2,7 +2,7 @@
 
 The events themselves are rows (app/interviews/live/log.py); a wake-up only says "interview n has
 something new", and each woken stream reads the rows after its last event id. So a lost or repeated
-wake-up costs a read, never an event: streams also look on their own every POLL_SECONDS.
+wake-up costs a read, never an event: streams also look on their own every LIVE_CHECK_SECONDS.
 
 In one process (the embedded default) `notify` sets each waiting stream's asyncio event through its
 loop. With a Redis (LIVE_REDIS_URL, or a redis:// BROKER_URL) `notify` also publishes the interview id

@@ -46,7 +46,8 @@ def clock_seconds(interview: Interview, moment: datetime | None = None) -> int:
     """Seconds on the interview clock at `moment` (now): 0 before the candidate started."""
     if interview.started_at is None:
         return 0
-    return max(0, int(((moment or utcnow()) - as_utc(interview.started_at)).total_seconds()))
+    at = as_utc(moment) if moment is not None else utcnow()
+    return max(0, int((at - as_utc(interview.started_at)).total_seconds()))
 
 
 def lock_interview(session: Session, interview_id: int) -> None:

@@ -1,10 +1,10 @@
 """The live streams (server-sent events): an interviewer following an interview, a candidate's messages.
 
 A stream sends the interview's logged events after the client's last one (Last-Event-ID on a reconnect,
-or `?after=` on the first connection), then waits for a wake-up from the hub (or POLL_SECONDS) and sends
-what is new. It holds no database connection while it waits: each look is a short session of its own.
+or `?after=` on the first connection), then waits for a wake-up from the hub (or LIVE_CHECK_SECONDS) and
+sends what is new. It holds no database connection while it waits: each look is a short session of its own.
 
-Every CHECK_SECONDS it checks, on the stream itself, that the client may still see it: the session
+Every LIVE_CHECK_SECONDS it checks, on the stream itself, that the client may still see it: the session
 cookie or bearer token is re-read as on a new request (a sign-out, a revoked session or token, a
 deactivated account or a role change ends the stream), and so is the right to the interview. The same
 look logs each Run and Submit's new status (and grading stage) as an `attempt` event, written once
@@ -40,8 +40,6 @@ from app.interviews.state import State, interview_state
 from app.users.models import User
 from app.workspace.results import progress_of
 
-POLL_SECONDS = 2.0
-CHECK_SECONDS = 2.0
 KEEPALIVE_SECONDS = 15.0
 RETRY_MS = 1500
 STAFF_KINDS = None  # every kind
@@ -154,6 +152,7 @@ async def live_events(request: Request, *, interview_id: int, user_id: int, afte
                       staff: bool) -> AsyncIterator[bytes]:
     """The stream's bytes: events after `after`, then new ones as they come, until the end or a lost right."""
     look = look_as_staff if staff else look_as_candidate
+    check_seconds = get_settings().live_check_seconds
     kinds = STAFF_KINDS if staff else CANDIDATE_KINDS
     hub = get_hub()
     waiter = hub.subscribe(interview_id)
@@ -178,7 +177,7 @@ async def live_events(request: Request, *, interview_id: int, user_id: int, afte
                     await with_session(partial(_log_updates, interview_id, updates), writes=True)
                     known.update(key for _kind, key, _data in updates)
                 ended = found.ended
-                next_check = time.monotonic() + CHECK_SECONDS
+                next_check = time.monotonic() + check_seconds
             events = await with_session(partial(log.events_after, interview_id=interview_id, after=last,
                                                  kinds=kinds))
             for event in events:
@@ -193,6 +192,6 @@ async def live_events(request: Request, *, interview_id: int, user_id: int, afte
             if time.monotonic() - last_sent >= KEEPALIVE_SECONDS:
                 yield b": keep-alive\n\n"
                 last_sent = time.monotonic()
-            await waiter.wait(max(0.05, min(POLL_SECONDS, next_check - time.monotonic())))
+            await waiter.wait(max(0.05, next_check - time.monotonic()))
     finally:
         hub.unsubscribe(waiter)

@@ -85,6 +85,7 @@ class ShownBug(TypedDict):
     fixed: bool
     verifiable: bool
     reason: str | None
+    verdict: str  # fixed | not_fixed | cannot_tell | not_verifiable (app/grading/result.py)
 
 
 class ShownInfluence(TypedDict):
@@ -328,7 +329,7 @@ def _error_view(error: GradeError | None) -> ShownError | None:
 
 def _bug_view(bug: BugResult) -> ShownBug:
     return ShownBug(id=bug.id, component=bug.component, title=bug.title, fixed=bug.fixed,
-                    verifiable=bug.verifiable, reason=bug.reason)
+                    verifiable=bug.verifiable, reason=bug.reason, verdict=bug.verdict)
 
 
 def _scratch_view(scratch: ScratchOutput) -> ShownScratch:

@@ -70,7 +70,8 @@ def _print_report(pkg: ScenarioPackage, report: GradeResult, out: TextIO) -> Non
         print(f"  training: final val loss {training.final_val_loss:.3f} "
               f"(baseline {baseline if baseline is None else f'{baseline:.3f}'})", file=out)
     for b in report.bugs:
-        state = "fixed" if b.fixed else "NOT fixed" if b.verifiable else "not verifiable"
+        state = {"fixed": "fixed", "not_fixed": "NOT fixed", "cannot_tell": "cannot tell yet"}.get(b.verdict,
+                                                                                                 "not verifiable")
         print(f"  bug {b.id} ({b.component}): {state}{f': {b.reason}' if b.reason else ''}", file=out)
 
 

@@ -89,28 +89,9 @@ def cache_agreement(readings: ProbeReadings | None) -> CacheAgreement | None:
 
 def _bugs(report: ValidationReport, verdicts: list[TestResult] | None,
           error: GradeError | None = None) -> list[BugResult]:
-    """Planted bugs with `fixed`, `verifiable` and, when unverifiable, the `reason`. Only tests that ran
-    and apply to this candidate are evidence: a bug seen only by tests that were not run (unmet
-    interface, crashed training run) or do not apply is unverifiable, and so never fixed."""
-    if verdicts is None:
-        why = f"the submission could not be graded ({error.kind}: {error.message})" if error else None
-        return [BugResult(id=b.id, component=b.component, title=b.title, fixed=False, verifiable=False,
-                          reason=why) for b in report.bugs]
-    by_id = {v.id: v for v in verdicts}
-    evidence = {b.id: {t for t in b.detected_by if t in by_id and by_id[t].status in ("passed", "failed")}
-                for b in report.bugs}
-    fixed = scoring.fixed_bugs(evidence, {v.id for v in verdicts if v.status == "failed"})
-    out = []
-    for b in report.bugs:
-        reason = None
-        if not evidence[b.id]:
-            skipped = [by_id[t].reason for t in b.detected_by
-                       if t in by_id and by_id[t].status == "not_run" and by_id[t].reason]
-            reason = (f"its tests were not run: {skipped[0]}" if skipped
-                      else "the tests that detect it do not apply to how this submission is written")
-        out.append(BugResult(id=b.id, component=b.component, title=b.title, fixed=fixed[b.id],
-                             verifiable=bool(evidence[b.id]), reason=reason))
-    return out
+    """Planted bugs with their verdicts (app/grading/scoring.py: fixed, not fixed, cannot tell yet, not
+    verifiable) and, when not judged, the reason."""
+    return scoring.bug_verdicts(report, verdicts, error)
 
 
 MATRIX_PENDING = "the bug × test matrix of this version is still being computed; bug verdicts follow"

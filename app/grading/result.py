@@ -63,6 +63,14 @@ class TestResult(_Model):
         return self
 
 
+# A planted bug's verdict: "fixed" (scored), "not_fixed", "cannot_tell" (its tests ran, but another bug
+# that may still be there fails or hides the same tests, so neither verdict is sound yet; never scored)
+# and "not_verifiable" (the tests that would tell did not run or do not apply).
+BugVerdict = Literal["fixed", "not_fixed", "cannot_tell", "not_verifiable", ""]
+BUG_VERDICT_LABELS = {"fixed": "fixed", "not_fixed": "not fixed", "cannot_tell": "cannot tell yet",
+                      "not_verifiable": "not verifiable"}
+
+
 class BugResult(_Model):
     """Whether a planted bug is fixed (interviewers and admins only)."""
 
@@ -71,7 +79,19 @@ class BugResult(_Model):
     title: str = ""
     fixed: bool = False
     verifiable: bool = True
-    reason: str | None = None  # why an unverifiable bug could not be judged
+    reason: str | None = None  # why a bug could not be judged (not verifiable, or cannot tell yet)
+    verdict: BugVerdict = ""
+
+    @model_validator(mode="after")
+    def _derive_verdict(self) -> BugResult:
+        """Results stored before verdicts existed derive theirs from fixed and verifiable."""
+        if not self.verdict:
+            self.verdict = "fixed" if self.fixed else "not_fixed" if self.verifiable else "not_verifiable"
+        return self
+
+    @property
+    def label(self) -> str:
+        return BUG_VERDICT_LABELS.get(self.verdict, self.verdict)
 
 
 class InfluenceMap(_Model):

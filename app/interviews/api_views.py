@@ -58,7 +58,7 @@ def interview_view(summary: InterviewSummary) -> InterviewOut:
             AttemptOut(id=e.attempt.id, kind=e.attempt.kind, status=e.attempt.status, score=e.attempt.score,
                        points=points(e.attempt.score),
                        created_at=iso(e.attempt.created_at),
-                       bugs=[BugVerdictOut(id=b.id, fixed=b.fixed, verifiable=b.verifiable)
+                       bugs=[BugVerdictOut(id=b.id, fixed=b.fixed, verifiable=b.verifiable, verdict=b.verdict)
                              for b in (e.result.bugs if e.result else [])])
             for e in record.attempts
         ],

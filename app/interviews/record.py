@@ -28,7 +28,8 @@ from app.workspace.history import FileDiff, diff_files
 from app.workspace.models import HintReveal, scope_for
 
 GRADED = (AttemptKind.run.value, AttemptKind.submit.value)
-CELL_LABELS = {"fixed": "fixed", "not_fixed": "not fixed", "not_verifiable": "not verifiable", "none": "no result"}
+CELL_LABELS = {"fixed": "fixed", "not_fixed": "not fixed", "cannot_tell": "cannot tell yet",
+               "not_verifiable": "not verifiable", "none": "no result"}
 
 
 @dataclass
@@ -47,12 +48,11 @@ class AttemptEntry:
         return self.attempt.kind in GRADED
 
     def cell(self, bug_id: str) -> str:
-        """fixed | not_fixed | not_verifiable | none (no verdict: queued, running or errored without one)."""
+        """fixed | not_fixed | cannot_tell | not_verifiable | none (no verdict: queued, running or errored
+        without one). "cannot tell yet": another bug still there fails or hides the same tests."""
         for bug in self.result.bugs if self.result else []:
             if bug.id == bug_id:
-                if not bug.verifiable:
-                    return "not_verifiable"
-                return "fixed" if bug.fixed else "not_fixed"
+                return bug.verdict
         return "none"
 
 

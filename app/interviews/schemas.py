@@ -79,6 +79,8 @@ class BugVerdictOut(BaseModel):
     id: str
     fixed: bool
     verifiable: bool
+    verdict: str = Field(default="", description="fixed | not_fixed | cannot_tell (another bug still there fails or "
+                         "hides the same tests; never scored) | not_verifiable")
 
 
 class AttemptOut(BaseModel):

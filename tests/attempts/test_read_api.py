@@ -97,7 +97,7 @@ def test_interviewer_reads_attempts_of_own_interview_with_bugs_and_score(
     interview = _interview(db, interviewer_id=interviewer.user.id, candidate_id=candidate.user.id)
     attempt = _graded_attempt(db, user_id=candidate.user.id, interview_id=interview.id)
     body = client.get(f"/api/attempts/{attempt.id}", headers=interviewer.headers).json()
-    assert body["bugs"] == [{**GRADED_REPORT["bugs"][0], "verifiable": True, "reason": None}]
+    assert body["bugs"] == [{**GRADED_REPORT["bugs"][0], "verifiable": True, "reason": None, "verdict": "not_fixed"}]
     assert body["score"] == 0.5
     assert body["training"]["baseline_sample"] == "to be or not to be"
     assert {t["id"] for t in body["tests"]} == {"loss-shape", "pos-order-sensitive"}

@@ -22,11 +22,27 @@ CASES = [
 ]
 
 
+# Where the remaining bug may hide another bug's own tests, that other bug is "cannot tell yet", never
+# credited. With softmax-over-queries left, heads-merged-without-transpose's own test
+# (attention.random-token-leak) passes, but the starter passes it too with every bug planted, and its
+# other tests are failed by softmax-over-queries as well. In label-trouble the starter passes the own
+# tests of labels-shifted-twice (general.finite-outputs) and padding-counted
+# (loss.padding-matches-shorter): which bug hides them is not measured (no pair run records it).
+CANNOT_TELL = {
+    ("attention-zoo", "softmax-over-queries"): {"heads-merged-without-transpose"},
+    ("label-trouble", "logits-scrambled-in-reshape"): {"labels-shifted-twice", "padding-counted"},
+    ("label-trouble", "loss-summed-per-sequence"): {"labels-shifted-twice", "padding-counted"},
+}
+
+
 @pytest.mark.parametrize(("slug", "remaining"), CASES, ids=[f"{s}:{b}" for s, b in CASES])
 def test_all_bugs_fixed_but_one_credits_every_other_fix(slug, remaining, runner):
     package = find_builtin(slug)
     report = grade_files(package=package, files=package.mutant_files(remaining), runner=runner)
-    fixed = {b.id: b.fixed for b in report.bugs}
-    assert fixed == {bug.id: bug.id != remaining for bug in package.bugs}
-    assert report.score == pytest.approx((len(package.bugs) - 1) / len(package.bugs))
+    undecided = CANNOT_TELL.get((slug, remaining), set())
+    expected = {bug.id: "not_fixed" if bug.id == remaining else "cannot_tell" if bug.id in undecided else "fixed"
+                for bug in package.bugs}
+    assert {b.id: b.verdict for b in report.bugs} == expected
+    credited = len(package.bugs) - 1 - len(undecided)
+    assert report.score == pytest.approx(credited / len(package.bugs))
     assert report.status == "failed"

@@ -3,51 +3,79 @@
 from __future__ import annotations
 
 from app.grading.result import TestResult
-from app.grading.scoring import fixed_bugs, regressions, score
+from app.grading.scoring import Matrix, judge_bugs, regressions, score
 
 MATRIX = {
     "labels": {"data.targets", "training.learns", "training.too-good"},
     "mask": {"attention.perturb", "training.too-good", "equivalence.logits"},
     "scale": {"equivalence.logits", "equivalence.last"},
 }
+TESTS = set().union(*MATRIX.values()) | {"general.shapes"}
+
+
+def _matrix(detected_by=MATRIX, starter_failing=None, pairs=None) -> Matrix:
+    caught = set().union(*detected_by.values())
+    return Matrix(detected_by={b: frozenset(t) for b, t in detected_by.items()},
+                  starter_failing=frozenset(caught if starter_failing is None else starter_failing),
+                  pairs=pairs or {})
+
+
+def _judge(matrix: Matrix, failing: set[str], tests: set[str] = TESTS) -> dict[str, str]:
+    return judge_bugs(matrix, {t: t in failing for t in tests})
 
 
 def test_nothing_failing_means_every_bug_fixed():
-    assert fixed_bugs(MATRIX, set()) == {"labels": True, "mask": True, "scale": True}
+    assert _judge(_matrix(), set()) == {"labels": "fixed", "mask": "fixed", "scale": "fixed"}
+
+
+def test_the_starter_and_each_single_bug_are_judged_exactly():
+    matrix = _matrix()
+    assert _judge(matrix, set().union(*MATRIX.values())) == {b: "not_fixed" for b in MATRIX}
+    for bug, tests in MATRIX.items():
+        assert _judge(matrix, set(tests)) == {b: "not_fixed" if b == bug else "fixed" for b in MATRIX}
 
 
 def test_shared_failure_explained_by_a_remaining_bug_does_not_block_a_fix():
     # labels fixed; the mask bug remains and explains training.too-good and equivalence.logits
     failing = {"attention.perturb", "training.too-good", "equivalence.logits"}
-    assert fixed_bugs(MATRIX, failing) == {"labels": True, "mask": False, "scale": True}
+    assert _judge(_matrix(), failing) == {"labels": "fixed", "mask": "not_fixed", "scale": "fixed"}
 
 
-def test_distinctive_failure_marks_bug_unfixed():
-    failing = {"equivalence.last", "equivalence.logits"}
-    assert fixed_bugs(MATRIX, failing) == {"labels": True, "mask": True, "scale": False}
+def test_a_bug_whose_tests_the_starter_passes_is_never_fixed_while_its_hider_remains():
+    # label-trouble's shape: "shift" fails data.targets alone, but with "pad" planted too it passes
+    matrix = _matrix({"shift": {"data.targets"}, "pad": {"data.pad", "data.targets"}},
+                     starter_failing={"data.pad"})
+    tests = {"data.targets", "data.pad"}
+    # only both bugs together fail data.pad and pass data.targets: shift's passing test is no fix
+    assert _judge(matrix, {"data.pad"}, tests) == {"shift": "not_fixed", "pad": "not_fixed"}
+    assert _judge(matrix, set(), tests) == {"shift": "fixed", "pad": "fixed"}
+    assert _judge(matrix, {"data.targets"}, tests) == {"shift": "not_fixed", "pad": "fixed"}
 
 
-def test_unexplained_shared_failure_blocks_the_fix():
-    # mask's own test passes, so nothing explains training.too-good: both sharing bugs stay unfixed
-    failing = {"training.too-good"}
-    assert fixed_bugs(MATRIX, failing) == {"labels": False, "mask": False, "scale": True}
+def test_bugs_with_identical_tests_cannot_be_told_apart_while_any_fails():
+    matrix = _matrix({"x": {"t"}, "y": {"t"}, "z": {"u"}})
+    assert _judge(matrix, {"t"}, {"t", "u"}) == {"x": "cannot_tell", "y": "cannot_tell", "z": "fixed"}
+    assert _judge(matrix, set(), {"t", "u"}) == {"x": "fixed", "y": "fixed", "z": "fixed"}
 
 
-def test_loud_bug_fixed_while_a_quiet_bug_inside_its_tests_remains():
-    # "loud" crashes everything; "quiet" fails one test that loud also fails
-    matrix = {"loud": {"a", "b", "c"}, "quiet": {"b"}}
-    assert fixed_bugs(matrix, {"b"}) == {"loud": True, "quiet": False}
-    assert fixed_bugs(matrix, {"a", "b", "c"}) == {"loud": False, "quiet": False}
-    assert fixed_bugs(matrix, set()) == {"loud": True, "quiet": True}
+def test_a_masking_pair_that_passes_a_test_keeps_both_bugs_open():
+    matrix = _matrix({"a": {"t", "a-only"}, "b": {"t", "b-only"}, "c": {"c-only"}},
+                     pairs={frozenset({"a", "b"}): frozenset({"t"})})
+    tests = {"t", "a-only", "b-only", "c-only"}
+    assert _judge(matrix, {"a-only", "b-only"}, tests) == {"a": "not_fixed", "b": "not_fixed", "c": "fixed"}
 
 
-def test_bugs_with_identical_tests_stay_unfixed_while_any_fails():
-    matrix = {"x": {"t"}, "y": {"t"}}
-    assert fixed_bugs(matrix, {"t"}) == {"x": False, "y": False}
+def test_a_change_outside_the_planted_bugs_judges_only_what_the_distinctive_tests_say():
+    # every bug fixed, but the submission broke general.shapes, which no bug fails
+    assert _judge(_matrix(), {"general.shapes"}) == {"labels": "fixed", "mask": "fixed", "scale": "fixed"}
+    # scale's own test fails, and something else broke: scale stays, labels and mask passed theirs
+    assert _judge(_matrix(), {"general.shapes", "equivalence.last"}) == {
+        "labels": "fixed", "mask": "fixed", "scale": "not_fixed"}
 
 
 def test_undetectable_bug_is_never_fixed():
-    assert fixed_bugs({"ghost": set(), "real": {"a"}}, set()) == {"ghost": False, "real": True}
+    matrix = _matrix({"ghost": set(), "real": {"a"}})
+    assert _judge(matrix, set(), {"a"}) == {"ghost": "not_verifiable", "real": "fixed"}
 
 
 def test_score_subtracts_hint_penalties_per_bug():

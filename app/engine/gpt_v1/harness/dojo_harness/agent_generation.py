@@ -44,9 +44,10 @@ class SamplingRecorder:
 def register(agent):
     """Add the observed generation request to an Agent."""
 
-    def generate_recorded(handle, tokens, max_new_tokens, temperature=1.0, top_k=None, seed=0, train=None):
-        """The candidate's generate with the recorder on: its output, the weights handed to
-        torch.multinomial and the context length of every forward call."""
+    def generate_recorded(handle, tokens, max_new_tokens, kwargs=None, seed=0, train=None):
+        """The candidate's generate(tokens, max_new_tokens, **kwargs, generator=seeded) with the recorder
+        on: its output, the weights handed to torch.multinomial and the context length of every forward
+        call."""
         model = agent.get(handle)
         if train is not None:
             model.train(bool(train))
@@ -54,8 +55,8 @@ def register(agent):
         hook = model.register_forward_pre_hook(lambda m, args: lengths.append(int(args[0].shape[1])))
         try:
             with SamplingRecorder() as recorder:
-                out = model.generate(tokens.long().contiguous(), int(max_new_tokens), temperature=temperature,
-                                     top_k=top_k, generator=torch.Generator().manual_seed(int(seed)))
+                out = model.generate(tokens.long().contiguous(), int(max_new_tokens), **dict(kwargs or {}),
+                                     generator=torch.Generator().manual_seed(int(seed)))
         finally:
             hook.remove()
         return {"tokens": out if isinstance(out, torch.Tensor) else {"type": type(out).__name__},

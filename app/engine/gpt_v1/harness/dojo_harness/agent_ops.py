@@ -58,4 +58,14 @@ def register(agent):
             opt.step()
         return None
 
-    agent.register({"embedding_jacobian": embedding_jacobian, "fit_batch": fit_batch})
+    def forwards(handle, inputs, targets=None, train=None):
+        """The logits of one forward without gradients for each of several token tensors, with its
+        targets when given (one request where a probe needs many forwards on inputs it knows)."""
+        model = agent.get(handle)
+        if train is not None:
+            model.train(bool(train))
+        targets = targets if targets is not None else [None] * len(inputs)
+        with torch.no_grad():
+            return {"logits": [forward_call(model, x, y)[0] for x, y in zip(inputs, targets, strict=True)]}
+
+    agent.register({"embedding_jacobian": embedding_jacobian, "fit_batch": fit_batch, "forwards": forwards})

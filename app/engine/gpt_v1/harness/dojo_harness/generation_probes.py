@@ -10,20 +10,28 @@ import torch
 from dojo_kit.remote import ObservationError, tensor
 
 from .errors import describe
-from .loading import build_model, forward, tokens
+from .loading import build_model, tokens
 
 _softmax = torch.softmax
 _topk = torch.topk
 MAX_DRAWS = 1000
 
 
-def _expected_probs(model, context, block_size, temperature, top_k):
-    logits, _ = forward(model, context[:, -block_size:])
-    z = logits[:, -1, :].double() / temperature
+def _last_logits(model, contexts):
+    """The model's logits at the last position of each context (one forward request for all)."""
+    mode = model.sync()
+    out = model.session.call("forwards", handle=model.handle, inputs=contexts, **mode).get("logits")
+    if not isinstance(out, list) or len(out) != len(contexts):
+        raise ObservationError("the logits did not all come back")
+    return [tensor(logits, "the logits")[:, -1, :] for logits in out]
+
+
+def _expected_probs(last, temperature, top_k):
+    z = last.double() / temperature
     if top_k is not None:
         kth = _topk(z, top_k, dim=-1).values[:, [-1]]
         z = z.masked_fill(z < kth, float("-inf"))
-    return _softmax(z, dim=-1), logits[:, -1, :].double()
+    return _softmax(z, dim=-1), last.double()
 
 
 def _distribution(weights):
@@ -41,7 +49,7 @@ def _distribution(weights):
 def _generate_recorded(model, prompt, new_tokens, temperature, top_k):
     mode = model.sync()
     out = model.session.call("generate_recorded", handle=model.handle, tokens=prompt, max_new_tokens=new_tokens,
-                             temperature=temperature, top_k=top_k, seed=0, **mode)
+                             kwargs={"temperature": temperature, "top_k": top_k}, seed=0, **mode)
     weights, lengths = out.get("weights"), out.get("lengths")
     if not isinstance(weights, list) or len(weights) > MAX_DRAWS or not isinstance(lengths, list):
         raise ObservationError("the generation's observations did not come back")
@@ -59,8 +67,9 @@ def _sampling_case(model, prompt, new_tokens, *, temperature, top_k, block_size=
             "max_context": max(seen_lengths) if seen_lengths else None, "calls": len(probs)}
     diffs, nonzero, greedy_ok = [], [], True
     if list(out.shape) == case["expected_shape"]:
+        lasts = _last_logits(model, [out[:, : T0 + s][:, -block_size:] for s in range(new_tokens)])
         for s in range(new_tokens):
-            expected, last_logits = _expected_probs(model, out[:, : T0 + s], block_size, temperature, top_k)
+            expected, last_logits = _expected_probs(lasts[s], temperature, top_k)
             if s < len(probs) and probs[s].shape == expected.shape:
                 diffs.append(float((probs[s] - expected).abs().max()))
                 nonzero.append(int((probs[s] > 0).sum(dim=-1).max()))

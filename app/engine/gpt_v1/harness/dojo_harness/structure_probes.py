@@ -125,7 +125,8 @@ def _chains(calls):
             continue
         run = [i]
         for j in range(i + 1, len(calls)):
-            if calls[j][1] is not calls[run[-1]][2]:
+            previous = calls[run[-1]][2]
+            if previous is None or calls[j][1] is not previous:  # None: it returned no tensor
                 break
             run.append(j)
             if _stream(calls[j][2]):

@@ -10,10 +10,10 @@ import time
 
 import torch
 from dojo_kit import progress
-from dojo_kit.remote import ObservationError, number
+from dojo_kit.remote import ObservationError, number, tensor
 
 from .errors import describe
-from .loading import build_model, forward
+from .loading import build_model
 from .model_probes import _cross_entropy
 
 _randint = torch.randint
@@ -50,8 +50,13 @@ def _val_loss(model, batches):
     batches; the mode is the training mode again afterwards."""
     was_training = model.training
     model.eval()
-    losses = [_cross_entropy(forward(model, x, y)[0], y) for x, y in batches]
+    mode = model.sync()
+    logits = model.session.call("forwards", handle=model.handle, inputs=[x for x, _ in batches],
+                                targets=[y for _, y in batches], **mode).get("logits")
     model.train(was_training)
+    if not isinstance(logits, list) or len(logits) != len(batches):
+        raise ObservationError("the validation logits did not all come back")
+    losses = [_cross_entropy(tensor(z, "the logits"), y) for z, (_, y) in zip(logits, batches, strict=True)]
     return sum(losses) / len(losses)
 
 
@@ -60,11 +65,12 @@ def _trainer(session, model, lr, use_train_step, **data):
     return session.call("trainer", handle=model.handle, lr=lr, use_train_step=use_train_step, **data)["trainer"]
 
 
-def _train(session, trainer, **what):
-    """The losses the step function reported (up to the first that is not finite): facts, never used
-    as the run's measured losses."""
-    losses = session.call("train", trainer=trainer, **what).get("losses")
-    if not isinstance(losses, list):
+def _train(session, trainer, steps, batches=None):
+    """The losses the step function reported for `steps` steps on the candidate's get_batch, or one step
+    per batch given (up to the first loss that is not finite): facts, never the run's measured losses."""
+    what = {"steps": steps} if batches is None else {"batches": batches}
+    losses = session.call("train", trainer=trainer, grad_clip=1.0, **what).get("losses")
+    if not isinstance(losses, list) or len(losses) > steps:
         raise ObservationError("the training losses did not come back")
     return [number(v, "a training loss") for v in losses]
 
@@ -88,7 +94,7 @@ def training_run(session, corpus, cfg):
     step = 0
     while step < steps:
         chunk = min(interval - step % interval, steps - step)
-        losses = _train(session, trainer, steps=chunk, grad_clip=1.0)
+        losses = _train(session, trainer, chunk)
         step += len(losses)
         if len(losses) < chunk or not all(math.isfinite(v) for v in losses):
             break
@@ -129,7 +135,7 @@ def leak_probe(session, vocab_size, cfg, eval_batches=8):
     stream = _randint(0, vocab_size, (20000,), generator=g)
     batches = [trusted_batch(stream, block, batch, g) for _ in range(cfg["leak_steps"])]
     trainer = _trainer(session, model, cfg["learning_rate"], False)
-    reported = _train(session, trainer, batches=batches, grad_clip=1.0)
+    reported = _train(session, trainer, len(batches), batches)
     g_fresh = torch.Generator().manual_seed(cfg["seed"] + 3)
     fresh = _randint(0, vocab_size, (20000,), generator=g_fresh)
     loss = _val_loss(model, [trusted_batch(fresh, block, batch, g_fresh) for _ in range(eval_batches)])

@@ -86,9 +86,11 @@ def traced_forward(model, idx, *, cache=None, start_pos=0):
 
 
 def traced_modules(model, chain, x):
-    """The Trace of applying the named submodules one after another to x (no gradients)."""
+    """The Trace of applying submodules one after another to x (no gradients); `chain` holds modules.py
+    Modules or module names."""
     mode = model.sync()
-    return Trace(model.session.call("trace_modules", handle=model.handle, chain=list(chain), x=x, **mode))
+    names = [getattr(m, "name", m) for m in chain]
+    return Trace(model.session.call("trace_modules", handle=model.handle, chain=names, x=x, **mode))
 
 
 def scalar(value):

@@ -20,6 +20,8 @@
   reference stored, with the ratios the llama-v1 issue bounds: llama_over_gpt_grading (at most 1.2) and
   check_over_grading (check_s / llama_v1_grading_s, at most 1.1); app/bench/grading_times.py.
   `dojo bench --only gradings` measures these alone.
+- fairness_scratch_s (`dojo bench --only fairness` alone, app/bench/fairness.py): another candidate's 2-second
+  scratch run, submit to verdict, while one candidate's run and submit sleep at import, on two grading slots.
 The machine's load average is recorded before and after: other work on the machine adds time.
 """
 
@@ -213,6 +215,10 @@ def bench_command(*, as_json: bool, options: BenchOptions, only: str | None = No
         report = run_watchers_only(options.watch, scenario=options.scenario, data_dir=options.data_dir, say=say)
     elif only == "gradings":
         report = run_gradings_only(options, say=say)
+    elif only == "fairness":
+        from app.bench.fairness import FairnessOptions, run_fairness_only
+
+        report = run_fairness_only(FairnessOptions(scenario=options.scenario, data_dir=options.data_dir), say=say)
     elif only == "follow":
         from app.bench.follow import FollowOptions, run_follow_only
 
@@ -234,6 +240,10 @@ def bench_command(*, as_json: bool, options: BenchOptions, only: str | None = No
         lines.append(f"{'  gradings of':30s} {gradings['gpt_v1_scenario']} (gpt-v1), {gradings['llama_v1_scenario']}"
                      f" (llama-v1); dojo check on {gradings['check_directory']}")
         lines.append(f"{'  bounds':30s} llama_over_gpt_grading <= 1.2, check_over_grading <= 1.1")
+    if only == "fairness":
+        from app.bench.fairness import summary_lines
+
+        lines += summary_lines(details)
     lines.append(f"{'load average before / after':30s} {details['load_before']} / {details['load_after']}")
     sys.stdout.write("\n".join(lines) + "\n")
     return 0

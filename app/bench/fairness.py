@@ -72,7 +72,10 @@ def run_fairness_only(options: FairnessOptions, *, say: Callable[[str], None]) -
         serve.start_and_wait()
         holder, other = serve.client(email=HOLDER), serve.client(email=OTHER)
         say("one grading first (on a fresh data directory it computes the reference)")
-        pipeline.submit_and_wait(holder, scenario=options.scenario, files=solution)
+        first = pipeline.submit_and_wait(holder, scenario=options.scenario, files=solution)
+        if first.status != "passed":  # without a reference every grading would fail at once: nothing measured
+            raise RuntimeError(f"the solution of {options.scenario} graded {first.status}, not passed: see "
+                               f"{work / 'serve.log'}")
         say(f"{HOLDER}: a run and a submit whose model.py sleeps {options.sleep_at_import_s:g} s at import")
         sleepy = sleeping_files(solution, options.sleep_at_import_s)
         held = [pipeline.submit(holder, scenario=options.scenario, files=sleepy, kind=kind)

@@ -134,7 +134,8 @@ def _validate(args: argparse.Namespace) -> int:
 def _import(args: argparse.Namespace) -> int:
     from app.scenarios.commands import import_command
 
-    return _needs_sandbox(lambda: import_command(args.path, publish=args.publish))
+    return _needs_sandbox(lambda: import_command(args.path, publish=args.publish,
+                                                 without_per_bug_credit=args.without_per_bug_credit))
 
 
 def _export(args: argparse.Namespace) -> int:
@@ -219,6 +220,9 @@ def build_parser() -> argparse.ArgumentParser:
     importer = scen_sub.add_parser("import", help="store a package directory or zip as a draft version")
     importer.add_argument("path")
     importer.add_argument("--publish", action="store_true", help="validate it now and publish it if valid")
+    importer.add_argument("--without-per-bug-credit", action="store_true",
+                          help="with --publish: publish even when bugs share all their detecting tests "
+                               "(such bugs get no credit of their own while another remains)")
     importer.set_defaults(func=_import)
     exporter = scen_sub.add_parser("export", help="write a scenario version's package as a zip")
     exporter.add_argument("slug")

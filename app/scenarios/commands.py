@@ -15,7 +15,8 @@ from app.scenarios.export import package_zip
 from app.scenarios.models import Scenario, ScenarioVersion
 
 
-def import_command(path: str, *, publish: bool, out: TextIO | None = None) -> int:
+def import_command(path: str, *, publish: bool, without_per_bug_credit: bool = False,
+                   out: TextIO | None = None) -> int:
     """Store a package directory or zip as a draft; with publish, validate it here and publish it if valid."""
     from app.core.db import get_engine, new_session
     from app.core.migrate import upgrade_to_head
@@ -34,10 +35,11 @@ def import_command(path: str, *, publish: bool, out: TextIO | None = None) -> in
     print(f"Imported {package.slug} as draft version {number}", file=out)
     if not publish:
         return 0
-    return _validate_and_publish(package, version_id, out)
+    return _validate_and_publish(package, version_id, out, without_per_bug_credit)
 
 
-def _validate_and_publish(package: ScenarioPackage, version_id: int, out: TextIO) -> int:
+def _validate_and_publish(package: ScenarioPackage, version_id: int, out: TextIO,
+                          without_per_bug_credit: bool) -> int:
     from app.core.db import new_session
     from app.engine.validator import validate_package
     from app.sandbox import get_runner
@@ -50,7 +52,8 @@ def _validate_and_publish(package: ScenarioPackage, version_id: int, out: TextIO
         version = session.get(ScenarioVersion, version_id)
         assert version is not None
         try:
-            authoring.publish(session=session, slug=package.slug, version=version, user=None)
+            authoring.publish(session=session, slug=package.slug, version=version, user=None,
+                              without_per_bug_credit=without_per_bug_credit)
         except authoring.AuthoringError as exc:
             session.rollback()
             sys.stderr.write(f"error: {exc.detail}\n")

@@ -1,9 +1,14 @@
 """A sandbox harness assembled under a temporary data directory and run in this process: the fast
-way probe tests measure model files (gpt-v1's conftest and llama-v1's share it)."""
+way probe tests measure model files (gpt-v1's conftest and llama-v1's share it).
+
+in_judge runs a split harness (judge/agent, app/engine/kit): the agent, the bundle's main.py, in a
+child process on the files (no sandbox), the judge's measure() in this process."""
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 import sys
 from collections.abc import Callable
 from itertools import count
@@ -43,6 +48,44 @@ def in_process(runner: ModuleType, harness_dir: Path, tmp_path_factory: pytest.T
             return runner._clean(runner.measure(str(directory), str(harness_dir), job))
         finally:
             forget_modules_under(directory)
+
+    return run
+
+
+def in_judge(runner: ModuleType, harness_dir: Path, tmp_path_factory: pytest.TempPathFactory, prefix: str, *,
+             schema: str, view: Any = None) -> Measure:
+    """measure(files, probes=None) -> the judge's result dict for these files: the bundle's agent in a
+    child process, the judge (`runner.measure`, imported from the bundle on sys.path) in this one."""
+    from dojo_kit import judge as kit_judge  # the bundle's kit: the probes catch its exception classes
+    from dojo_kit.client import AgentClient
+
+    numbers = count()
+
+    def run(files: dict[str, str], probes: list[str] | None = None) -> dict[str, Any]:
+        directory = tmp_path_factory.mktemp(f"{prefix}{next(numbers)}")
+        for name, text in files.items():
+            (directory / name).write_text(text)
+        job = {"files": sorted(files), "probes": probes}
+        (directory.parent / f"{directory.name}.json").write_text(json.dumps(job))
+        agent_in, judge_out = os.pipe()
+        judge_in, agent_out = os.pipe()
+        env = dict(os.environ, DOJO_AGENT_FDS=f"{agent_in},{agent_out}", DOJO_CANDIDATE_DIR=str(directory),
+                   DOJO_INPUT=str(directory.parent / f"{directory.name}.json"))
+        env.pop("DOJO_PROGRESS_FD", None)
+        agent = subprocess.Popen([sys.executable, "-I", "-B", str(harness_dir / "main.py")], env=env,
+                                 pass_fds=(agent_in, agent_out), cwd=directory.parent)
+        os.close(agent_in)
+        os.close(agent_out)
+        client = AgentClient(judge_out, judge_in)
+        try:
+            result = kit_judge.judge(client, job, runner.measure, schema=schema, view=view)
+            client.bye()
+            return kit_judge.clean(result)
+        finally:
+            os.close(judge_out)
+            os.close(judge_in)
+            if agent.wait(timeout=60) != 0:
+                raise RuntimeError(f"the agent exited with {agent.returncode}")
 
     return run
 

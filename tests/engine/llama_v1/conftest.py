@@ -1,4 +1,5 @@
-"""The llama-v1 harness run in-process on model files, and the template's reference measurements."""
+"""The llama-v1 harness run on model files (its judge in this process, its agent in a child), and the
+template's reference measurements."""
 
 from __future__ import annotations
 
@@ -9,12 +10,13 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # llama_variants.py
 
-from harness_support import Measure, assemble, in_process  # noqa: E402
+from harness_support import Measure, assemble, in_judge  # noqa: E402
 
 
 @pytest.fixture(scope="session")
 def llama_harness_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The assembled llama-v1 harness (its probes, gpt-v1's probe package, the corpus)."""
+    """The assembled llama-v1 harness (agent and judge, its probes, gpt-v1's probe package, the kit, the
+    corpus)."""
     from app.engine.llama_v1 import bundle
 
     return assemble(bundle.harness_bundle_dir, tmp_path_factory.mktemp("dojo-data"))
@@ -22,11 +24,14 @@ def llama_harness_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def llama_measure(llama_harness_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Measure:
-    """llama_measure(files, probes=None) -> result dict, running the llama-v1 probes in this process."""
+    """llama_measure(files, probes=None) -> result dict: the llama-v1 judge in this process, its agent in a
+    child process on the files."""
     sys.path.insert(0, str(llama_harness_dir))
-    from llama_harness import runner
+    from llama_harness import RESULT_SCHEMA, runner
+    from llama_harness.loading import LlamaView
 
-    return in_process(runner, llama_harness_dir, tmp_path_factory, "llama-candidate")
+    return in_judge(runner, llama_harness_dir, tmp_path_factory, "llama-candidate", schema=RESULT_SCHEMA,
+                    view=LlamaView)
 
 
 @pytest.fixture(scope="session")

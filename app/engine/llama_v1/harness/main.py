@@ -1,10 +1,11 @@
-"""Grading harness for the llama-v1 interface: measures the candidate's code and writes result.json.
+"""The llama-v1 agent: runs INSIDE the sandbox, imports the candidate's files and answers the judge.
 
-Runs inside the sandbox next to untrusted code. It imports nothing from the app: only the standard
-library, torch, its own package beside this file and gpt-v1's probe package (dojo_harness), which the
-bundle copies beside it. It only measures; the trusted grader judges.
+Only the standard library, torch, dojo_kit/, gpt-v1's dojo_harness/ (whose requests llama-v1's models
+answer too) and llama_harness/ beside this file. It measures nothing and writes no result: the judge
+(judge.py, another process outside the sandbox) asks, computes and writes.
 """
 
+import json
 import os
 import sys
 
@@ -14,7 +15,33 @@ for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
 # `python -I` does not put the script's directory on sys.path.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from llama_harness.runner import main  # noqa: E402
+from dojo_harness import (  # noqa: E402
+    agent_generation,
+    agent_interface,
+    agent_ops,
+    agent_structure,
+    agent_tracing,
+    agent_training,
+)
+from dojo_kit import agent, model_ops  # noqa: E402
+from llama_harness import agent_ops as llama_agent_ops  # noqa: E402
+
+# gpt-v1's requests (its main.py registers the same), then llama-v1's: its register() puts train.py
+# behind TrainModule, so gpt-v1's training requests call train_step with one micro-batch.
+AGENT_OPS = (model_ops, agent_ops, agent_interface, agent_tracing, agent_structure, agent_generation, agent_training,
+             llama_agent_ops)
+
+
+def _register(a):
+    for ops in AGENT_OPS:
+        ops.register(a)
+
+
+def _module_names():
+    with open(os.environ["DOJO_INPUT"], encoding="utf-8") as fh:
+        files = json.load(fh).get("files", ["model.py", "data.py"])
+    return [f[:-3] for f in files if isinstance(f, str) and f.endswith(".py")]
+
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(agent.run(_register, names=_module_names()))

@@ -1,11 +1,18 @@
-"""Build probe models through the llama-v1 interface (ModelArgs, Transformer)."""
+"""Build probe models in the agent through the llama-v1 interface (ModelArgs, Transformer).
+
+The judge never imports the candidate's code: build_llama asks the agent to construct the model with
+the contract's keyword arguments and returns a RemoteModel (dojo_kit/remote.py). LlamaView is how
+gpt-v1's probes, which llama-v1 reuses, build a llama model from their gpt-sized arguments.
+"""
 
 import math
 
 import torch
+from dojo_kit.remote import build as remote_build
 
 # The test model of BUG_CATALOG.md section H: every size distinct, two query heads per key/value head.
 V, DIM, N_HEADS, N_KV_HEADS, N_LAYERS, MAX_SEQ_LEN = 37, 48, 4, 2, 2, 12
+ENTRY = ("ModelArgs", "Transformer")
 
 
 def hidden_dim_for(dim):
@@ -13,35 +20,27 @@ def hidden_dim_for(dim):
     return 16 * math.ceil(8 * dim / 3 / 16)
 
 
-def model_args(model_mod, *, vocab_size=V, dim=DIM, n_layers=N_LAYERS, n_heads=N_HEADS, n_kv_heads=None,
+def model_args(*, vocab_size=V, dim=DIM, n_layers=N_LAYERS, n_heads=N_HEADS, n_kv_heads=None,
                max_seq_len=MAX_SEQ_LEN, hidden_dim=None, norm_eps=1e-5, rope_theta=10000.0, dropout=0.0):
-    """ModelArgs built with exactly the contract's keyword arguments."""
-    return model_mod.ModelArgs(
-        dim=dim, n_layers=n_layers, n_heads=n_heads,
-        n_kv_heads=n_kv_heads if n_kv_heads is not None else max(1, n_heads // 2),
-        vocab_size=vocab_size, max_seq_len=max_seq_len,
-        hidden_dim=hidden_dim if hidden_dim is not None else hidden_dim_for(dim),
-        norm_eps=norm_eps, rope_theta=rope_theta, dropout=dropout)
+    """ModelArgs' keyword arguments, exactly the contract's."""
+    return {"dim": dim, "n_layers": n_layers, "n_heads": n_heads,
+            "n_kv_heads": n_kv_heads if n_kv_heads is not None else max(1, n_heads // 2),
+            "vocab_size": vocab_size, "max_seq_len": max_seq_len,
+            "hidden_dim": hidden_dim if hidden_dim is not None else hidden_dim_for(dim),
+            "norm_eps": norm_eps, "rope_theta": rope_theta, "dropout": dropout}
 
 
-def build_llama(model_mod, *, seed=0, dtype=torch.float64, train=False, **sizes):
-    """Transformer(ModelArgs(...)), seeded, cast, in eval mode unless train."""
-    args = model_args(model_mod, **sizes)
-    torch.manual_seed(seed)
-    model = model_mod.Transformer(args)
-    model.to(dtype)
-    model.train(train)
-    return model
+class LlamaView:
+    """gpt-v1's probes on a llama-v1 model: GPTConfig's sizes -> ModelArgs, GPT -> Transformer."""
+
+    entry = ENTRY
+
+    @staticmethod
+    def config(*, vocab_size, block_size, n_layer, n_head, n_embd, dropout):
+        return model_args(vocab_size=vocab_size, dim=n_embd, n_layers=n_layer, n_heads=n_head,
+                          max_seq_len=block_size, dropout=dropout)
 
 
-def call(model, tokens, targets=None, cache=None, start_pos=0):
-    """model(tokens, ...) with contiguous inputs (llama2.c's targets.view(-1) fails on a slice);
-    checks that it returned (logits, loss)."""
-    tokens = tokens.contiguous()
-    if cache is None:
-        out = model(tokens, targets.contiguous()) if targets is not None else model(tokens)
-    else:
-        out = model(tokens, cache=cache, start_pos=start_pos)
-    if not isinstance(out, tuple) or len(out) != 2:
-        raise TypeError("forward must return a (logits, loss) tuple")
-    return out
+def build_llama(session, *, seed=0, dtype=torch.float64, train=False, **sizes):
+    """Transformer(ModelArgs(...)) built in the agent, seeded, cast, in eval mode unless train."""
+    return remote_build(session, ENTRY, model_args(**sizes), seed=seed, dtype=dtype, train=train)

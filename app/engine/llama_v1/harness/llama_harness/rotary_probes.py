@@ -4,6 +4,9 @@ The query-key product of an attention is the matmul/einsum (or scaled_dot_produc
 whose operands carry a (T, head_dim) slice and whose output ends in (T, T); its operands are the
 queries and keys as attention uses them, after the rotation. Nothing is found by module or function
 name, so a hand-written softmax, a per-head loop or complex-number rotary code is seen the same way.
+
+Judge side: the agent records the calls of a forward pass with their tensors (gpt-v1's
+agent_tracing.py); finding the products and every measurement happen here, on that record.
 """
 
 import math
@@ -11,17 +14,11 @@ import math
 import torch
 from dojo_harness.attention_probes import _softmax_scale
 from dojo_harness.loading import tokens
-from dojo_harness.tracing import MATMUL, Trace, find_matmul, scale_factor
+from dojo_harness.tracing import MATMUL, find_matmul, scale_factor, traced_forward
 
-from .loading import build_llama, call
+from .loading import build_llama
 
 HEAD_DIM, THETA = 12, 10000.0
-
-
-def traced(model, idx):
-    with Trace() as trace, torch.no_grad():
-        trace.logits = call(model, idx)[0]
-    return trace
 
 
 def _has_axes(t, T):
@@ -65,14 +62,14 @@ def _rotate(x0, T, layout, sign):
     return torch.cat((a * cos - b * sin, a * sin + b * cos), dim=-1)
 
 
-def rotary(mods, T=8):
+def rotary(session, T=8):
     """On one repeated token (so every position's query and key are one vector before rotation), the
     queries and keys each attention uses at position t: their size against position 0's (a rotation
     keeps it), and their distance from position 0's vector rotated by t times the standard frequencies
     theta^(-2i/head_dim), in either pair layout (interleaved or half-split) and either direction."""
-    model = build_llama(mods["model"])
+    model = build_llama(session)
     idx = torch.full((1, T), 5, dtype=torch.long)
-    sites = qk_sites(traced(model, idx), T)
+    sites = qk_sites(traced_forward(model, idx), T)
     if not sites:
         return {"applicable": False}
     norm_diff, rotation_diff, layouts = 0.0, 0.0, set()
@@ -127,12 +124,12 @@ def _scale_sites(trace, T):
     return sites
 
 
-def attention_scale(mods, T=12):
+def attention_scale(session, T=12):
     """The scale of every attention's scores against 1/sqrt(head size), from two forward passes on
     different tokens (softmax attention of any kind) or from the arguments of
     scaled_dot_product_attention."""
-    model = build_llama(mods["model"])
-    first, second = (_scale_sites(traced(model, tokens((2, T), seed=s)), T) for s in (41, 42))
+    model = build_llama(session)
+    first, second = (_scale_sites(traced_forward(model, tokens((2, T), seed=s)), T) for s in (41, 42))
     if not first or len(first) != len(second) or any(a[0] != b[0] for a, b in zip(first, second, strict=True)):
         return {"applicable": False}
     measured = []

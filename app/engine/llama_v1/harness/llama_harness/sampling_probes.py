@@ -1,17 +1,21 @@
 """Top-p (nucleus) sampling, judged by the distributions handed to torch.multinomial.
 
-gpt-v1's recorder stands in for torch.multinomial and answers the argmax, so every sampler draws the
-same tokens; the distributions are compared as sorted values (a sampler may sort the probabilities and
-sample a rank, as Meta's sample_top_p does), against the nucleus of the model's own full-forward
-distribution: the smallest set of most likely tokens whose mass reaches p.
+In the agent, a recorder stands in for torch.multinomial and answers the argmax, so every sampler
+draws the same tokens, and returns the weights it was handed as they were (gpt-v1's
+agent_generation.py). Here they are normalised
+and compared as sorted values (a sampler may sort the probabilities and sample a rank, as Meta's
+sample_top_p does) against the nucleus of the model's own full-forward distribution, from logits the
+agent returns for the tokens generated so far: the smallest set of most likely tokens whose mass
+reaches p.
 """
 
 import torch
 from dojo_harness.errors import describe
-from dojo_harness.generation_probes import SamplingRecorder
+from dojo_harness.generation_probes import MAX_DRAWS, _distribution
 from dojo_harness.loading import tokens
+from dojo_kit.remote import ObservationError, tensor
 
-from .loading import build_llama, call
+from .loading import build_llama
 
 _softmax = torch.softmax
 _sort = torch.sort
@@ -32,20 +36,28 @@ def nucleus(logits, temperature, top_p):
     return kept / kept.sum(dim=-1, keepdim=True), gap
 
 
+def sample_recorded(model, prompt, new_tokens, **kwargs):
+    """(tokens, [distribution per torch.multinomial call]) of the candidate's generate, seeded with 0."""
+    mode = model.sync()
+    out = model.session.call("generate_recorded", handle=model.handle, tokens=prompt, max_new_tokens=new_tokens,
+                             kwargs=kwargs, seed=0, **mode)
+    weights = out.get("weights")
+    if not isinstance(weights, list) or len(weights) > MAX_DRAWS:
+        raise ObservationError("the sampled distributions did not come back")
+    return tensor(out.get("tokens"), "the generated tokens"), [_distribution(w) for w in weights]
+
+
 def _case(model, prompt, new_tokens, temperature, top_p):
-    with SamplingRecorder() as rec:
-        out = model.generate(prompt.clone(), new_tokens, temperature=temperature, top_p=top_p,
-                             generator=torch.Generator().manual_seed(0))
+    out, probs = sample_recorded(model, prompt, new_tokens, temperature=temperature, top_p=top_p)
     T0 = prompt.size(1)
-    case = {"calls": len(rec.probs), "shape": list(out.shape), "expected_shape": [prompt.size(0), T0 + new_tokens]}
+    case = {"calls": len(probs), "shape": list(out.shape), "expected_shape": [prompt.size(0), T0 + new_tokens]}
     if case["shape"] != case["expected_shape"]:
         return case
     diffs, kept, expected_kept, top = [], [], [], 0.0
-    for s in range(min(new_tokens, len(rec.probs))):
-        with torch.no_grad():
-            logits, _ = call(model, out[:, : T0 + s])
+    for s in range(min(new_tokens, len(probs))):
+        logits, _ = model(out[:, : T0 + s])
         expected, gap = nucleus(logits[:, -1, :], temperature, top_p)
-        seen = _sort(rec.probs[s], dim=-1, descending=True).values
+        seen = _sort(probs[s], dim=-1, descending=True).values
         if seen.shape != expected.shape or gap < 1e-9:
             continue
         diffs.append(float((seen - expected).abs().max()))
@@ -57,15 +69,15 @@ def _case(model, prompt, new_tokens, temperature, top_p):
     return case
 
 
-def top_p(mods):
+def top_p(session):
     """Nucleus distributions at p = 0.9, at p = 0.5 with a peaked distribution (one token above p), and
     at p = 1.0 (which must change nothing)."""
-    model = build_llama(mods["model"])
+    model = build_llama(session)
     prompt = tokens((2, 5), seed=120)
     results = {}
     for name, temperature, p in CASES:
         try:
             results[name] = _case(model, prompt, 4, temperature, p)
         except Exception as exc:
-            results[name] = {"exception": describe(exc, mods.get("_dir"))}
+            results[name] = {"exception": describe(exc)}
     return results

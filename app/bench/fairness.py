@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from app.bench import pipeline, server
@@ -95,10 +96,14 @@ def run_fairness_only(options: FairnessOptions, *, say: Callable[[str], None]) -
     finally:
         serve.stop()
     rows = _rows(data / "dojo.sqlite3", [*held, scratch_id])
+    scratch_row = rows[-1]
     details: dict[str, object] = {
         "scenario": options.scenario, "slots": SLOTS, "sleep_at_import_s": options.sleep_at_import_s,
         "bar_s": BAR_SECONDS, "scratch_status": verdict.status, "holder_at_scratch_verdict": holder_at_verdict,
-        "attempts": rows, "cpus": os.cpu_count(), "load_before": load_before, "load_after": _load(),
+        "attempts": rows,
+        "scratch_wait_for_slot_s": _seconds_between(scratch_row["created_at"], scratch_row["started_at"]),
+        "scratch_graded_s": _seconds_between(scratch_row["started_at"], scratch_row["finished_at"]),
+        "cpus": os.cpu_count(), "load_before": load_before, "load_after": _load(),
         "work_dir": str(work), "data_dir": str(data),
     }  # fmt: skip
     return BenchReport(figures={"fairness_scratch_s": round(verdict.seconds, 3)},
@@ -111,6 +116,8 @@ def summary_lines(details: dict[str, object]) -> list[str]:
         f"{'  bar':30s} fairness_scratch_s <= {details['bar_s']} on {details['slots']} slots",
         f"{'  holder at the verdict':30s} {details['holder_at_scratch_verdict']} "
         f"(model.py sleeping {details['sleep_at_import_s']} s at import)",
+        f"{'  scratch: waited / graded':30s} {details['scratch_wait_for_slot_s']} s for a slot / "
+        f"{details['scratch_graded_s']} s in it",
     ]
 
 
@@ -135,6 +142,13 @@ def _rows(database: Path, ids: list[int]) -> list[dict[str, object]]:
                            f"WHERE id IN ({marks}) ORDER BY id", ids).fetchall()  # fmt: skip
     keys = ("id", "kind", "status", "created_at", "started_at", "finished_at")
     return [dict(zip(keys, row, strict=True)) for row in found]
+
+
+def _seconds_between(start: object, end: object) -> float | None:
+    """Seconds between two of the server's stored times (SQLite text), None when either is missing."""
+    if not isinstance(start, str) or not isinstance(end, str):
+        return None
+    return round((datetime.fromisoformat(end) - datetime.fromisoformat(start)).total_seconds(), 3)
 
 
 def _load() -> list[float]:

@@ -29,6 +29,8 @@ from app.auth.tokens import issue_token
 from app.core.db import make_engine, new_session
 from app.core.paths import ROOT_DIR
 from app.core.settings import get_settings
+from app.dispatch.celery_app import BROKER_PRIORITY
+from app.dispatch.registry import Priority
 from app.main import create_app
 from app.scenarios import validation
 from app.scenarios.job_kinds import JOB_TASK_NAME, task_job
@@ -219,14 +221,16 @@ def test_a_queued_grading_goes_before_queued_matrix_runs_on_a_celery_worker(tmp_
         attempt_id = attempt.id
 
     # Everything is queued before the worker starts, as the web process sends it: the matrix on the
-    # background queue (sent first), the grading then the reference run on the main one. The grading
-    # comes before its reference: it waits, and the worker that stores the reference sends it again.
+    # background queue (sent first), the grading then the reference run on the main one, each with its
+    # priority's Redis step (app.dispatch.celery_app.send). The grading comes before its reference: it
+    # waits, and the worker that stores the reference sends it again.
     sender = Celery("test-sender", broker=CELERY_REDIS_URL)
     matrix = sorted(task_id for name, task_id in tasks.items() if name != "solution")
     for task_id in matrix:
-        sender.send_task(JOB_TASK_NAME, args=[task_id], queue=f"{queue}-background")
-    sender.send_task(TASK_NAME, args=[attempt_id], queue=queue)
-    sender.send_task(JOB_TASK_NAME, args=[tasks["solution"]], queue=queue)
+        sender.send_task(JOB_TASK_NAME, args=[task_id], queue=f"{queue}-background",
+                         priority=BROKER_PRIORITY[Priority.BACKGROUND])
+    sender.send_task(TASK_NAME, args=[attempt_id], queue=queue, priority=BROKER_PRIORITY[Priority.FIRST])
+    sender.send_task(JOB_TASK_NAME, args=[tasks["solution"]], queue=queue, priority=BROKER_PRIORITY[Priority.NEXT])
     log = tmp_path / "worker.log"
     worker = start_dojo(["worker", "--concurrency", "1"], env=env, log=log)
     try:

@@ -73,7 +73,9 @@ def build_bwrap_argv(
         "--ro-bind", "/usr", "/usr",
         "--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin",
         "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
-        "--proc", "/proc", "--dev", "/dev",
+        # No procfs: /proc/self/mountinfo would show every bind's host path (the Python install, the app,
+        # the run's directory). Only /proc/cpuinfo is there, which torch reads to pick its CPU kernels.
+        "--dir", "/proc", "--ro-bind-try", "/proc/cpuinfo", "/proc/cpuinfo", "--dev", "/dev",
         "--perms", "1777", "--size", scratch, "--tmpfs", "/tmp",
         "--perms", "1777", "--size", str(_SHM_BYTES), "--tmpfs", "/dev/shm",
         "--perms", "0755", "--size", scratch, "--tmpfs", WORK_DIR,

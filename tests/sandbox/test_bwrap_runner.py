@@ -119,3 +119,23 @@ def test_harness_cannot_start_processes_by_default_but_can_start_threads(tmp_pat
     outcome = BwrapRunner(workspace_parent=tmp_path).run(job_for(source))
     assert outcome.ok and outcome.result is not None, outcome.error_message
     assert outcome.result["value"] == ["thread ran", "fork refused"]
+
+
+def test_proc_shows_no_host_paths(tmp_path: Path) -> None:
+    """No procfs in the sandbox: /proc/self/mountinfo would list every bind's host path. Only
+    /proc/cpuinfo is there (torch picks its CPU kernels from it)."""
+    import json
+
+    source = (
+        "import json, os\n"
+        "seen = {'entries': sorted(os.listdir('/proc'))}\n"
+        "for name in ('self/mountinfo', 'self/mounts', '1/cmdline', 'self/environ'):\n"
+        "    seen[name] = os.path.exists('/proc/' + name)\n"
+        "VALUE = json.dumps(seen)\n"
+    )
+    outcome = BwrapRunner(workspace_parent=tmp_path).run(job_for(source))
+    assert outcome.ok and outcome.result is not None, outcome.error_message
+    seen = json.loads(outcome.result["value"])
+    assert seen["entries"] == ["cpuinfo"]
+    assert not any(seen[name] for name in ("self/mountinfo", "self/mounts", "1/cmdline", "self/environ"))
+    assert str(REPO_ROOT) not in outcome.result["value"] and sys.prefix not in outcome.result["value"]

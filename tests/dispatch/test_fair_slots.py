@@ -285,3 +285,34 @@ def test_a_claim_refused_for_the_users_running_grading_is_dispatched_again_when_
         grader.release.set()
         elsewhere.join(timeout=30)
         pool.stop()
+
+
+class Recording:
+    """A dispatcher that only records what it is handed."""
+
+    def __init__(self) -> None:
+        self.jobs: list[Job] = []
+
+    def enqueue(self, job: Job) -> None:
+        self.jobs.append(job)
+
+    def stop(self, timeout: float = 10.0) -> None:
+        pass
+
+
+def test_a_grading_closed_as_crash_by_the_sweep_dispatches_the_users_next_attempt(
+    app_db: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No worker's job ends there, so the sweep itself releases the user's slot."""
+    from app.attempts import recovery
+    from app.core.settings import get_settings
+
+    holder = _new_user()
+    dead = _committed(user_id=holder, status="running", worker_id="w:dead", tries=get_settings().max_tries,
+                      heartbeat_at=utcnow() - timedelta(seconds=3600))  # fmt: skip
+    waiting = _committed(user_id=holder, kind="run")
+    recording = Recording()
+    monkeypatch.setattr(dispatcher_module, "_active", recording)
+    recovery.sweep_stale(enqueue=recording.enqueue)
+    assert _status(dead) == "error"
+    assert Job("attempt", waiting) in recording.jobs

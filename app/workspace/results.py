@@ -207,7 +207,8 @@ def build_view(*, session: Session, attempt: Attempt, staff: bool) -> ResultsVie
     for component in COMPONENTS:
         tests = [t for t in shown if t["component"] == component]
         if tests:
-            view.components.append(_component_row(component, tests, staff))
+            places = [] if staff else _raised_at(result.tests, component)
+            view.components.append(_component_row(component, tests, staff, places))
     view.regressions = _regressions(result, staff)
     view.score = score_view(attempt, result)
     if result.training is not None:
@@ -246,7 +247,20 @@ def score_view(attempt: Attempt, result: GradeResult) -> ScoreView | None:
                      hint_deduction=round(deduction, 1))
 
 
-def _component_row(component: str, tests: list[ShownTest], staff: bool) -> ComponentRow:
+def _raised_at(tests: list[TestResult], component: str) -> list[tuple[str, int]]:
+    """Where the candidate's own code raised in this component's failed hidden checks: the place in their files
+    only (never the check's id or message), so a crash seen only by hidden checks still links to its line."""
+    places = []
+    for test in tests:
+        if test.component == component and not test.public and test.status == "failed":
+            where = located(test.message)
+            if where.file and where.line and (where.file, where.line) not in places:
+                places.append((where.file, where.line))
+    return places
+
+
+def _component_row(component: str, tests: list[ShownTest], staff: bool,
+                   raised_at: list[tuple[str, int]] | None = None) -> ComponentRow:
     """Counts by status; a test that did not apply to this code was never a failure."""
     count = {status: sum(1 for t in tests if t["status"] == status) for status in ("failed", "not_run")}
     reasons = Counter(t["reason"] or "something it relies on is missing"
@@ -254,10 +268,11 @@ def _component_row(component: str, tests: list[ShownTest], staff: bool) -> Compo
     return ComponentRow(component=component, title=COMPONENT_TITLES[component], tests=tests,
                         passed=len(tests) - count["failed"] - count["not_run"], failed=count["failed"],
                         not_run=count["not_run"], hidden_not_run=list(reasons.items()),
-                        symptoms=_symptoms(tests, list(reasons.items()), staff))
+                        symptoms=_symptoms(tests, list(reasons.items()), staff, raised_at or []))
 
 
-def _symptoms(tests: list[ShownTest], hidden_not_run: list[tuple[str, int]], staff: bool) -> list[Symptom]:
+def _symptoms(tests: list[ShownTest], hidden_not_run: list[tuple[str, int]], staff: bool,
+              raised_at: list[tuple[str, int]]) -> list[Symptom]:
     """What the checks of one component saw, failures first: shown tests by their message (with the place in
     the candidate's files it names), hidden ones as counts (staff rows are never hidden here)."""
     out: list[Symptom] = []
@@ -271,6 +286,8 @@ def _symptoms(tests: list[ShownTest], hidden_not_run: list[tuple[str, int]], sta
     hidden_failing = sum(1 for t in failing if t["hidden"]) if not staff else 0
     if hidden_failing:
         out.append(Symptom(text=f"{hidden_failing} hidden check{'s' if hidden_failing != 1 else ''} failed"))
+        out.extend(Symptom(text="A hidden check saw your code raise an error at", file=file, line=line)
+                   for file, line in raised_at)
     for test in not_run:
         if not test["hidden"] or staff:
             out.append(Symptom(text=test["message"], not_run=True, test_id=test["id"] if staff else None))

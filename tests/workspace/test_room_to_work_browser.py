@@ -294,6 +294,17 @@ def test_errors_say_their_place_once_and_link_the_line(page: Any, server: LiveSe
     expect(page.locator(".tab-panel:not([hidden]) .cm-activeLineGutter")).to_have_text("12")
     expect(results.get_by_role("link", name="Show train.py line 5 in the editor")).to_be_visible()
 
+    # A crash only a hidden check saw: its place in the candidate's file, never the check's message.
+    hidden = graded_result(status="failed") | {"bugs": bugs(slug, set())}
+    hidden["tests"][1] |= {"message": "forward raised KeyError: 'secret' (model.py:20)"}
+    hidden_id = store(server, slug, result=hidden)
+    results = open_attempt(page, server, slug, hidden_id)
+    expect(results).to_contain_text("1 hidden check failed")
+    expect(results).to_contain_text("A hidden check saw your code raise an error at model.py line 20")
+    expect(results).not_to_contain_text("KeyError")
+    results.get_by_role("link", name="model.py line 20").click()
+    expect(page.locator(".tab-panel:not([hidden]) .cm-activeLineGutter")).to_have_text("20")
+
     # A cache call that raised says so, with the error; the prefill comes from the curve that was measured.
     cache = graded_result(leak=False) | {"scenario": "cache-drift", "bugs": bugs("cache-drift", set())}
     cache["training"] |= {"cache_agreement": {"prefill": 0, "diffs": [], "error": "RuntimeError: shapes differ"},

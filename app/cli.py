@@ -253,13 +253,15 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--submissions", type=int, default=10, help="sequential submissions for the percentiles")
     bench.add_argument("--web-seconds", type=float, default=15.0, help="duration of the web load")
     bench.add_argument("--data-dir", help="keep the server's data here; a second run skips the first start")
-    bench.add_argument("--only", choices=["watchers", "gradings", "follow", "fairness"],
+    bench.add_argument("--only", choices=["watchers", "gradings", "follow", "fairness", "split"],
                        help="measure one figure alone "
                        "(watchers: pages polling their gradings, and the other requests' p95 meanwhile; gradings: a "
                        "gpt-v1 and a llama-v1 grading of the same model size, and `dojo check` on a model directory; "
                        "follow: keystroke to a following interviewer, embedded and with two processes and Redis, "
                        "and the other requests' p95 while 50 followed candidates type; fairness: another "
-                       "user's short scratch run while one user's two gradings sleep at import, on two slots)")
+                       "user's short scratch run while one user's two gradings sleep at import, on two slots; "
+                       "split: a grading with the judge outside the sandbox against the same grading with judge "
+                       "and agent in one process)")
     bench.add_argument("--follow-seconds", type=float, default=30.0, help="typing time of each follow figure")
     bench.add_argument("--watchers", type=int, default=300, help="pages watching gradings at once")
     bench.add_argument("--watch-seconds", type=float, default=30.0, help="measured window of each polling mode")

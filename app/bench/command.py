@@ -20,6 +20,9 @@
   reference stored, with the ratios the llama-v1 issue bounds: llama_over_gpt_grading (at most 1.2) and
   check_over_grading (check_s / llama_v1_grading_s, at most 1.1); app/bench/grading_times.py.
   `dojo bench --only gradings` measures these alone.
+- split_<interface>_s, inprocess_<interface>_s, split_over_inprocess_<interface> (`dojo bench --only split`
+  alone, app/bench/split_times.py): a grading with the judge outside the sandbox against the same grading
+  with judge and agent in one process (a bench-only bundle; grading never runs that way), at most 1.2.
 - fairness_scratch_s (`dojo bench --only fairness` alone, app/bench/fairness.py): another candidate's 2-second
   scratch run, submit to verdict, while one candidate's run and submit sleep at import, on two grading slots.
 The machine's load average is recorded before and after: other work on the machine adds time.
@@ -179,6 +182,19 @@ def run_gradings_only(options: BenchOptions, *, say: Callable[[str], None]) -> B
                        measured_at=measured_now())
 
 
+def run_split_only(options: BenchOptions, *, say: Callable[[str], None]) -> BenchReport:
+    """`dojo bench --only split`: what the judge/agent split costs a grading (app/bench/split_times.py)."""
+    from app.bench.split_times import split_times
+
+    work = Path(tempfile.mkdtemp(prefix="dojo-bench-split-"))
+    os.environ["DOJO_DATA_DIR"] = str(work / "harness")  # as run_bench: the install's caches stay untouched
+    details: dict[str, object] = {"cpus": os.cpu_count(), "load_before": _load()}
+    times = split_times(repeats=options.repeats, work=work, say=say)
+    details.update(times.details(), load_after=_load(), work_dir=str(work))
+    return BenchReport(figures=times.figures(), watchers=WatchersFigure(None, {}, 0.0, {}), details=details,
+                       measured_at=measured_now())
+
+
 def _first_install(env: dict[str, str], log: Path, scenario: str, files: dict[str, str]) -> dict[str, float]:
     """The first start of a fresh install: how long until it serves, and its first verdict."""
     serve = server.BenchServer(env=env, log=log)
@@ -219,6 +235,8 @@ def bench_command(*, as_json: bool, options: BenchOptions, only: str | None = No
         from app.bench.fairness import FairnessOptions, run_fairness_only
 
         report = run_fairness_only(FairnessOptions(scenario=options.scenario, data_dir=options.data_dir), say=say)
+    elif only == "split":
+        report = run_split_only(options, say=say)
     elif only == "follow":
         from app.bench.follow import FollowOptions, run_follow_only
 

@@ -65,6 +65,8 @@
           onUserSelect: function () { if (following) setFollowing(false); },
         });
         var scroller = entry.editor.view.scrollDOM;
+        scroller.tabIndex = 0; // a long file scrolls inside: keyboard users can scroll it too
+        scroller.setAttribute("aria-label", "Scroll the candidate's " + name);
         ["wheel", "touchmove"].forEach(function (type) {
           scroller.addEventListener(type, function () { if (following) setFollowing(false); }, { passive: true });
         });

@@ -27,6 +27,10 @@
       ["controls", "time"].forEach(function (c) { root.querySelector(".player-" + c).hidden = true; });
       return;
     }
+    var lf = function (text) { return String(text).replace(/\r\n/g, "\n"); };
+    Object.keys(data.files).forEach(function (name) { data.files[name] = lf(data.files[name]); });
+    steps.forEach(function (s) { if (s[2] === "text") s[3] = lf(s[3]); });
+    (data.runs || []).forEach(function (r) { Object.keys(r.files).forEach(function (n) { r.files[n] = lf(r.files[n]); }); });
     var duration = Math.max(data.duration_ms || 0, steps.length ? steps[steps.length - 1][0] : 0);
     var names = Object.keys(data.files);
     steps.forEach(function (s) { if (names.indexOf(s[1]) === -1) { names.push(s[1]); data.files[s[1]] = ""; } });
@@ -61,6 +65,8 @@
       part("editor").appendChild(box);
       editors[name] = { box: box, editor: window.DojoEditor.create({
         parent: box, doc: data.files[name], fileName: name, readOnly: true, label: "Playback: " + name }) };
+      editors[name].editor.view.scrollDOM.tabIndex = 0; // scrollable: reachable by keyboard
+      editors[name].editor.view.scrollDOM.setAttribute("aria-label", "Scroll the playback of " + name);
       var button = document.createElement("button");
       button.type = "button";
       button.className = "button button-small";

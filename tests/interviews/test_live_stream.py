@@ -78,7 +78,8 @@ def test_a_reconnect_with_last_event_id_gets_every_later_event_once(
     last_id = stream.events[-1][1]
     for n in range(3, 5):  # saved while nobody follows
         _save(candidate, csrf, interview_id, f"v{n}\n")
-    again = EventStream(serve.port, f"/api/interviews/{interview_id}/live", {**bearer, "Last-Event-ID": last_id}).start()
+    again = EventStream(serve.port, f"/api/interviews/{interview_id}/live",
+                        {**bearer, "Last-Event-ID": last_id}).start()
     _wait(lambda: len(_drafts(again)) >= 2, 10, "the two events saved meanwhile")
     time.sleep(0.5)
     again.close()

@@ -56,17 +56,23 @@ def playback_data(*, session: Session, interview: Interview) -> PlaybackData:
         return data
     end = ended_at(interview) or utcnow()
     data.duration_ms = _ms(start, min(end, utcnow()))
+    # One file's steps must replay in the order they were recorded (each fits the text the one before
+    # left); times derived from the browser's ages can overlap a little between two saves, so a file's
+    # times are kept from going backwards, and the stable sort then keeps each file's order.
+    latest: dict[str, int] = {}
     for batch in session.scalars(select(KeystrokeBatch).where(KeystrokeBatch.interview_id == interview.id)
                                  .order_by(KeystrokeBatch.id)):
         at = _ms(start, batch.at)
         if batch.text is not None:
-            data.steps.append([at, batch.file, "text", batch.text, ""])
+            latest[batch.file] = t = max(at, latest.get(batch.file, 0))
+            data.steps.append([t, batch.file, "text", batch.text, ""])
             continue
         for offset, changes, event in batch.changes:
-            data.steps.append([at + int(offset), batch.file, "changes", changes, event])
+            latest[batch.file] = t = max(at + int(offset), latest.get(batch.file, 0))
+            data.steps.append([t, batch.file, "changes", changes, event])
             if event in PASTE_EVENTS:
-                data.markers.append({"t": at + int(offset), "kind": "paste", "label": f"Paste in {batch.file}"})
-    data.steps.sort(key=lambda step: step[0])  # stable: one file's steps keep their order
+                data.markers.append({"t": t, "kind": "paste", "label": f"Paste in {batch.file}"})
+    data.steps.sort(key=lambda step: step[0])
     for event in session.scalars(select(WorkspaceEvent).where(
             WorkspaceEvent.interview_id == interview.id, WorkspaceEvent.scope == scope_for(interview.id),
             WorkspaceEvent.kind.in_(("paste", "focus_lost"))).order_by(WorkspaceEvent.at)):

@@ -113,12 +113,19 @@ def record_batch(*, session: Session, interview: Interview, user_id: int, name: 
     return "changes" if changes is not None else "text"
 
 
+def _lf(files: Mapping[str, str]) -> dict[str, str]:
+    return {name: text.replace("\r\n", "\n") for name, text in files.items()}
+
+
 def record_save(*, session: Session, interview: Interview, user_id: int, before: Mapping[str, str],
                 after: Mapping[str, str], starter: Mapping[str, str], report: LiveReport | None) -> dict[str, str]:
     """After a save changed the draft of an interview (flushed): keystrokes, draft and presence events.
 
     Returns how each changed file was recorded ("changes", "text" or "refused").
     """
+    # A form post (Run, Submit) sends CRLF line breaks where the editor has LF: the recording keeps LF,
+    # as the editor's change sets count it.
+    before, after, starter = _lf(before), _lf(after), _lf(starter)
     changed = [name for name in sorted(after) if after[name] != before.get(name)]
     outcome: dict[str, str] = {}
     if not changed and report is None:

@@ -150,7 +150,10 @@ class Sandbox:
             # The only result that counts is the judge's; whatever the sandbox left in its own out
             # directory is ignored.
             judged = judge.finish()
-            facts = replace(facts, result=judged, judge_failed=judge.failed)
+            # A judge that wrote its result may have ended the sandbox itself (the import limit, an agent
+            # that ignored "bye"): that kill is no crash of the candidate's.
+            lost = facts.launcher_lost and judged.result is None
+            facts = replace(facts, result=judged, judge_failed=judge.failed, launcher_lost=lost)
         return SandboxRun(build_outcome(facts, limits=limits), accepted=_accepted(ack) is not None)
 
     def _end_after_judge(self) -> None:

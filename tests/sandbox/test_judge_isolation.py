@@ -127,3 +127,13 @@ _agent.Agent.serve = _serve
     assert outcome.ok, outcome.error_message
     assert outcome.result is not None and outcome.result["probes"]["double"] == 42
     assert outcome.wall_seconds < 30
+
+
+def test_a_sleep_at_import_counts_against_the_import_limit(tmp_path: Path) -> None:
+    job = _job(_bundle(tmp_path), "import time\ntime.sleep(50)\n")
+    job = HarnessJob(candidate_files=job.candidate_files, harness_dir=job.harness_dir,
+                     input={"files": ["model.py"], "import_seconds": 2}, limits=job.limits)
+    outcome = BwrapRunner(workspace_parent=tmp_path).run(job)
+    assert outcome.error_kind == "timeout", outcome.error_message
+    assert "Importing your files took longer than 2 s" in (outcome.error_message or "")
+    assert outcome.wall_seconds < 45  # ended once the judge gives up, not at the 60 s wall limit

@@ -22,8 +22,8 @@ from app.dispatch.registry import Job, Priority
 
 log = logging.getLogger(__name__)
 
-# Stopping goes before any job; then each job's Priority (gradings, then reference runs, then
-# background work such as the mutation matrix and rejudges).
+# Stopping goes before any job; then each job's Priority (gradings on an interview's clock, practice
+# gradings, reference runs, then background work such as the mutation matrix and rejudges).
 STOP_PRIORITY = 0
 # An idle thread checks this often that its standby sandbox is still usable.
 _IDLE_CHECK_SECONDS = 60.0

@@ -81,6 +81,9 @@ class Settings(BaseSettings):
     # Per harness run; a grading takes a few seconds, so these only stop code that never finishes.
     grading_cpu_seconds: int = 60
     grading_wall_seconds: float = 90.0
+    # Importing the candidate's files (work done at import time, a sleep) may take this long; the
+    # judge then ends the run as a timeout, so one submission cannot hold a grading slot for the wall limit.
+    grading_import_seconds: float = Field(default=15.0, gt=0, le=300)
     # The scratch console: quick experiments, so a few seconds of CPU and a small output cap.
     scratch_cpu_seconds: int = 10
     scratch_wall_seconds: float = 20.0

@@ -30,12 +30,19 @@ def configured_limits() -> Limits:
     return Limits(cpu_seconds=settings.grading_cpu_seconds, wall_seconds=settings.grading_wall_seconds)
 
 
+def _import_seconds() -> float:
+    from app.core.settings import get_settings
+
+    return get_settings().grading_import_seconds
+
+
 def run_harness(*, package: ScenarioPackage, files: dict[str, str], runner: Runner,
                 limits: Limits | None = None, on_progress: ProgressCallback | None = None) -> HarnessOutcome:
     """Measure `files` (a complete set of the scenario's files) in the runner."""
     interface = get_interface(package.interface)
     job = HarnessJob(candidate_files=dict(files), harness_dir=interface.harness_bundle_dir(),
-                     input={"files": list(package.files), "training": dict(package.training)},
+                     input={"files": list(package.files), "training": dict(package.training),
+                            "import_seconds": _import_seconds()},
                      limits=limits or configured_limits(), on_progress=on_progress)
     outcome = runner.run(job)
     if outcome.result is not None and outcome.result.get("schema") != interface.result_schema:

@@ -19,6 +19,8 @@ from llama_harness import RESULT_SCHEMA  # noqa: E402
 from llama_harness.loading import LlamaView  # noqa: E402
 from llama_harness.runner import measure  # noqa: E402
 
+VIEW = LlamaView  # gpt-v1's probes build ModelArgs/Transformer through it (also read by dojo bench --only split)
+
 if __name__ == "__main__":
     torch.set_num_threads(1)
-    sys.exit(judge.main(measure, schema=RESULT_SCHEMA, view=LlamaView))
+    sys.exit(judge.main(measure, schema=RESULT_SCHEMA, view=VIEW))

@@ -32,16 +32,16 @@ AGENT_OPS = (model_ops, agent_ops, agent_interface, agent_tracing, agent_structu
              llama_agent_ops)
 
 
-def _register(a):
+def register_ops(a):
     for ops in AGENT_OPS:
         ops.register(a)
 
 
-def _module_names():
+def module_names():
     with open(os.environ["DOJO_INPUT"], encoding="utf-8") as fh:
         files = json.load(fh).get("files", ["model.py", "data.py"])
     return [f[:-3] for f in files if isinstance(f, str) and f.endswith(".py")]
 
 
 if __name__ == "__main__":
-    sys.exit(agent.run(_register, names=_module_names()))
+    sys.exit(agent.run(register_ops, names=module_names()))

@@ -53,7 +53,8 @@ def random_token_leak(c: Measurements, r: Measurements) -> str:
     loss, ln_v = num(d["final_loss"]), num(d["ln_vocab"])
     floor = min(num(ref["final_loss"]), ln_v) - 0.15
     if not (math.isfinite(loss) and loss >= floor):
-        raise Fail(f"on uniformly random tokens the training loss fell to {loss:.3f}, below ln V = {ln_v:.3f}: "
+        raise Fail(f"after training on uniformly random tokens, the loss on fresh random tokens is {loss:.3f}, "
+                   f"below ln V = {ln_v:.3f}: "
                    "the model predicts tokens it should not be able to see")
     return "random tokens stay unpredictable"
 

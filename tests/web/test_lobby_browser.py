@@ -194,3 +194,63 @@ def test_a_llama_draft_gets_llama_templates_and_a_telling_comment_is_warned(brow
     admin.get_by_role("button", name="Check edits").click()
     expect(admin.locator(".comment-warning")).to_contain_text("which names the bug (“TODO”)")
     admin.context.close()
+
+
+def _typed_fix(starter: str, solution: str) -> str:
+    """The starter with each changed line replaced by the solution's code, its comments left out (how a
+    candidate types a fix)."""
+    import difflib
+
+    a, b = starter.splitlines(), solution.splitlines()
+    out: list[str] = []
+    for op, a1, a2, b1, b2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+        out += a[a1:a2] if op == "equal" else [line.split("  #")[0] for line in b[b1:b2]
+                                               if not line.strip().startswith("#")]
+    return "\n".join(out) + "\n"
+
+
+def test_a_pasted_solution_raises_the_solution_text_signal_and_a_typed_fix_raises_none(
+        browser: object, server: LiveServer) -> None:
+    from playwright.sync_api import expect
+
+    from app.engine.builtin import find_builtin
+
+    warm_up = find_builtin("warm-up")
+    assert warm_up is not None
+    interviewer = browser.new_context().new_page()  # type: ignore[attr-defined]
+    sign_in_as(interviewer, server, server.users["interviewer"])
+    ids = {}
+    for who in ("paster", "typist"):
+        interviewer.goto(f"{server.url}/interviewer")
+        interviewer.get_by_label("Candidate email").fill(f"{who}-{uuid.uuid4().hex[:6]}@dojo.example")
+        option = interviewer.locator("#scenario_version_id option", has_text="Warm-up").first.get_attribute("value")
+        interviewer.get_by_label("Challenge").select_option(option)
+        interviewer.get_by_role("button", name="Create interview").click()
+        invite_url = interviewer.get_by_label("Invite link").input_value()
+        context = browser.new_context()  # type: ignore[attr-defined]
+        context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.url)
+        candidate = context.new_page()
+        ids[who] = accept_invite(candidate, invite_url, f"{who}-password-1")
+        candidate.get_by_label("Editor: model.py").click()
+        candidate.keyboard.press("Control+A")
+        if who == "paster":
+            candidate.evaluate("text => navigator.clipboard.writeText(text)", warm_up.solution_files["model.py"])
+            with candidate.expect_response(lambda r: r.url.endswith("/events") or "/events?" in r.url):
+                candidate.keyboard.press("Control+V")
+        else:
+            candidate.keyboard.insert_text(_typed_fix(warm_up.starter_files["model.py"],
+                                                      warm_up.solution_files["model.py"]))
+        candidate.get_by_role("button", name="Save").click()
+        candidate.wait_for_load_state("networkidle")
+        context.close()
+
+    interviewer.goto(f"{server.url}/interviewer/interviews/{ids['paster']}")
+    pasted = interviewer.locator(".signal", has_text="Text only the solution has")
+    expect(pasted).to_contain_text("signal: worth a look")
+    expect(pasted).to_contain_text("a paste into model.py carried text only the solution has")
+    assert interviewer.locator(".signal", has_text="Near-identical to the solution").count() == 0
+    interviewer.goto(f"{server.url}/interviewer/interviews/{ids['typist']}")
+    typed = interviewer.locator(".signal", has_text="Text only the solution has")
+    expect(typed).to_contain_text("no signal")
+    assert interviewer.locator(".signal .flag").count() == 0  # nothing raised for a fix typed by hand
+    interviewer.context.close()

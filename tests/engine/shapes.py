@@ -7,7 +7,9 @@ alibi_fused (ALiBi biases and no position table, one fused qkv projection laid o
 einsum attention, a tied output layer through F.linear), nanogpt (nanoGPT's model.py, whose
 forward returns last-position logits without targets and whose generate takes no generator) and
 mingpt (minGPT's model.py: the MLP an nn.ModuleDict of layers that the block calls through a lambda;
-MINGPT_SEQUENTIAL rewrites it as an nn.Sequential MLP, the blocks in an nn.Sequential too).
+MINGPT_SEQUENTIAL rewrites it as an nn.Sequential MLP, the blocks in an nn.Sequential too) and
+gptfast_complex (attention the Meta / gpt-fast way: rotary angles as a complex `freqs_cis` buffer, one
+head at a time with a hand-written softmax, PyTorch's default initialisation).
 
 CORRECT_SHAPES must pass every test. OTHER_SHAPE_BUGS are named "<bug kind>@<shape>": the bug's
 edit written into that shape, with the tests that must catch it.
@@ -59,6 +61,7 @@ CORRECT_SHAPES = [
         m(NANOGPT_SAMPLE, NANOGPT_SAMPLE.replace("num_samples=1)", "num_samples=1, generator=generator)")),
     ], shape="nanogpt"),
     Variant("mingpt", [], shape="mingpt"),
+    Variant("gptfast-complex", [], shape="gptfast_complex"),
     Variant("mingpt-sequential-mlp", MINGPT_SEQUENTIAL, shape="mingpt"),
     # post-LN blocks are another design, not a bug (BUG_CATALOG.md, "Not bugs")
     Variant("post-ln", [m("        x = x + self.sa(self.ln1(x))\n        x = x + self.ffwd(self.ln2(x))\n",

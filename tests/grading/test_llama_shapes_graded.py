@@ -54,7 +54,7 @@ def _planting(kind: str) -> tuple[ScenarioPackage, str]:
 
 def test_the_llama_builtins_and_shapes_are_there():
     assert {"norm-and-gate", "nucleus-and-schedule", "llama-deep-end", ANCHOR} <= set(LLAMA_BUILTINS)
-    assert set(SHAPES) == {"meta_complex", "neox_halfsplit", "heads_loop", "llama2c"}
+    assert set(SHAPES) == {"meta_complex", "neox_halfsplit", "heads_loop", "llama2c", "gptfast_complex"}
     assert set(ROWS) == set(ROW_KINDS)
 
 

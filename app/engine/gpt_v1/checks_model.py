@@ -88,9 +88,18 @@ def init_loss(c: Measurements, r: Measurements) -> str:
     ref = num(probe(r, "init_loss")["loss"])
     tol = max(0.15, abs(ref - ln_v) + 0.1)
     loss = num(d["loss"])
-    if not (math.isfinite(loss) and abs(loss - ln_v) <= tol):
-        raise Fail(f"loss at initialisation is {loss:.3f}; a fresh model should be near ln V = {ln_v:.3f}")
-    return f"initial loss {loss:.3f} is near ln V = {ln_v:.3f}"
+    if math.isfinite(loss) and abs(loss - ln_v) <= tol:
+        return f"initial loss {loss:.3f} is near ln V = {ln_v:.3f}"
+    # The loss is judged here, not the initialisation, which no contract fixes (PyTorch's defaults start
+    # less uniform than ln V): when the loss the model returned is the cross-entropy of its own initial
+    # logits (computed by the harness), the distance from ln V is its initialisation's. No planted bug
+    # is about initialisation; every one this test catches returns a loss its logits do not give.
+    own = d.get("cross_entropy")
+    if own is not None and close(loss, num(own), rel=1e-4):
+        raise NotApplicable(f"the initial loss {loss:.3f} is the cross-entropy of the model's own initial logits; "
+                            f"it is away from ln V = {ln_v:.3f} because of how the model initialises its "
+                            "weights, which the interface leaves open")
+    raise Fail(f"loss at initialisation is {loss:.3f}; a fresh model should be near ln V = {ln_v:.3f}")
 
 
 def positional_gradient(c: Measurements, r: Measurements) -> str:

@@ -7,6 +7,9 @@ written into them by hand.
   aligned to the bottom right, nn.RMSNorm, a fused gate-up projection, keys cached before the rotation.
 - heads_loop: one head at a time with a hand-written softmax, rotary angles computed per call, F.rms_norm,
   a dict cache, untied embeddings.
+- gptfast_complex: the Meta / gpt-fast way: rotary angles as a complex `freqs_cis` buffer registered on the
+  model, one query head at a time with a hand-written softmax, a preallocated cache that remembers where it
+  starts, Meta's sample_top_p, and PyTorch's default initialisation (no init code).
 - llama2c: llama2.c's model.py on the interface (freqs_cos/freqs_sin over float pairs, SDPA with is_causal
   for the full forward and its mask buffer through the cache, a float32 RMSNorm, tied embeddings, the loss
   over targets.view(-1), generate under inference_mode).
@@ -22,7 +25,8 @@ from __future__ import annotations
 
 from llama_variants import Variant, m, t
 
-CORRECT_SHAPES = [Variant(name, [], shape=name) for name in ("meta_complex", "neox_halfsplit", "heads_loop", "llama2c")]
+CORRECT_SHAPES = [Variant(name, [], shape=name)
+                  for name in ("meta_complex", "neox_halfsplit", "heads_loop", "llama2c", "gptfast_complex")]
 CORRECT_TRAIN_SHAPES = [Variant(name, [], train_shape=name) for name in ("train_nanogpt",)]
 CACHE_TESTS = ["generation.cache-matches-full-forward", "generation.cache-chunk-after-prefix"]
 

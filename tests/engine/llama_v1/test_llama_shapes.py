@@ -18,9 +18,10 @@ from app.engine.gpt_v1.verdicts import FAILED, NOT_APPLICABLE, PASSED
 from app.engine.kinds import BUG_KINDS
 
 # Structure another design may lack: the equivalence tier needs the template's parameter names;
-# probability rows need F.softmax.
+# probability rows need F.softmax; the initial loss is judged against ln V only when the model returns a loss
+# its own logits do not give (PyTorch's default initialisation starts further from ln V).
 MAY_NOT_APPLY = {"equivalence.logits", "equivalence.last-position", "attention.rows-sum-to-one",
-                 "attention.rows-zero-on-future"}
+                 "attention.rows-zero-on-future", "loss.init-near-ln-v"}
 # Found by tracing, whatever the shape: never "not applicable" here.
 TRACED = ("attention.score-scale", "positional.rotary-frequencies", "positional.rotation-keeps-norm",
           "general.rmsnorm", "general.rmsnorm-eps", "general.swiglu-gate", "generation.cache-kv-heads",

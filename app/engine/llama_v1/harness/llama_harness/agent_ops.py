@@ -66,7 +66,7 @@ def register(agent):
     def train_binds(items):
         """For each [name, n_args, keyword names]: is train.<name> callable, and why a call with that many
         positional arguments and those keywords would not bind (None: it would)."""
-        out = []
+        out: list[dict[str, object]] = []
         for name, n_args, kwargs in items:
             func = getattr(own_train, str(name), None)
             if not callable(func):
@@ -90,7 +90,7 @@ def register(agent):
 
     def cache_tensors(handle, cache):
         """dtype and shape of every tensor reachable from the cache object, and of the model's buffers."""
-        found = []
+        found: list[torch.Tensor] = []
         _tensors(agent.get(cache), found, set())
         return {"cache": _facts(found), "buffers": _facts(agent.get(handle).buffers())}
 

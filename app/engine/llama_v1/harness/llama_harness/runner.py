@@ -68,7 +68,8 @@ PROBE_NAMES = [name for name, _, _ in PROBES] + ["training_run", "influence", "c
 def training_measurements(session, cfg, wanted):
     """The tiny training run (with the influence map and the cache curve of its trained model) and the
     leak probe."""
-    probes, seconds = {}, {}
+    probes: dict[str, object] = {}
+    seconds: dict[str, float] = {}
     if wanted is not None and "training_run" not in wanted and "leak_probe" not in wanted:
         return probes, seconds
     corpus = tiny_run.load_corpus(tiny_run.corpus_path(HARNESS_DIR))

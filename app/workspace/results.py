@@ -301,10 +301,12 @@ def _regressions(result: GradeResult, staff: bool) -> list[str]:
     """Checks the starter passed that now fail: named for staff and for public tests, else by component."""
     by_id = {t.id: t for t in result.tests}
     named = []
+    hidden: Counter[str] = Counter()  # hidden ones counted by component: "3 hidden generation checks"
     for test_id in result.regressions:
         test = by_id.get(test_id)
         if staff or (test is not None and test.public):
             named.append(test_id)
         elif test is not None:
-            named.append(f"a hidden {COMPONENT_TITLES.get(test.component, test.component).lower()} check")
+            hidden[COMPONENT_TITLES.get(test.component, test.component).lower()] += 1
+    named.extend(f"a hidden {c} check" if n == 1 else f"{n} hidden {c} checks" for c, n in hidden.items())
     return named

@@ -203,3 +203,25 @@ def test_a_just_finished_attempt_keeps_polling_until_its_tips_arrive(
     assert 'data-poll="no"' in with_tips
     stale = client.get(f"{PAGE}/attempts/{old.id}/panel", headers=HTMX).text.strip().split(">")[0]
     assert 'data-poll="no"' in stale
+
+
+def test_every_planted_bug_fixed_but_checks_failing_says_why_and_regressions_count_hidden_checks(
+    web_app: FastAPI, db: Session, make_account: Callable[..., Account], published_version: ScenarioVersion
+) -> None:
+    me = make_account("candidate")
+    version = get_published(session=db, slug="leaky-mask")
+    result = graded_result()
+    result["bugs"] = [{"id": b.id, "component": b.component, "title": b.title, "fixed": True}
+                      for b in find_builtin("leaky-mask").bugs]
+    result["tests"] += [{"id": f"generation.hidden-{n}", "component": "generation", "passed": False,
+                         "message": "secret", "public": False} for n in range(3)]
+    result["regressions"] = ["generation.hidden-0", "generation.hidden-1", "generation.hidden-2"]
+    attempt = Attempt(user_id=me.user.id, scenario_version_id=version.id, kind="submit", status="failed",
+                      files={}, result=result, score=1.0)
+    db.add(attempt)
+    db.commit()
+    words = text_of(signed_in(web_app, me).get(f"{PAGE}/attempts/{attempt.id}/panel", headers=HTMX).text)
+    assert "4 of 4 bugs fixed · 100 points of 100, no hint deductions" in words
+    assert "Every planted bug is fixed, yet some checks still fail" in words
+    assert "Regressions (checks the starter passed that your code fails): 3 hidden generation checks." in words
+    assert "generation.hidden" not in words and "What next" not in words

@@ -5,6 +5,8 @@ Usage: .venv/bin/python scripts/screenshots.py [--out docs/screenshots] [--chrom
        [--only workspace-cache]    (just the Results panel of a llama challenge: a broken KV cache, then fixed)
        [--only workspace-phone]    (just the workspace at 390x844: the brief, then the Code section)
        [--only workspace]          (just The Leaky Mask submitted twice, its coaching and a diff)
+       [--only invites]            (just an invite: the Copy button, the lobby, an interview ended early)
+       [--only authoring]          (just the admin's pages: the list, matrices, the shared-tests warning)
 """
 
 from __future__ import annotations
@@ -185,11 +187,51 @@ def interview(browser: object, server: LiveServer, invite_url: str, out: Path) -
     page.context.close()
 
 
+def invites(browser: object, server: LiveServer, out: Path) -> None:
+    """An interview from the Copy button to the lobby, and a candidate who ends early (no grading)."""
+    page = browser.new_context(viewport=VIEWPORT).new_page()  # type: ignore[attr-defined]
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.url)
+    sign_in(page, server, "interviewer")
+    page.get_by_label("Candidate email").fill("grace@example.com")
+    page.get_by_role("button", name="Create interview").click()
+    page.get_by_role("button", name="Copy").wait_for()
+    shoot(page, out, "interviewer-dashboard")
+    page.get_by_role("button", name="Copy").click()
+    page.get_by_text("Copied.").wait_for()
+    page.locator(".alert-success").screenshot(path=str(out / "interviewer-invite-copied.png"))
+    print("wrote interviewer-invite-copied.png")
+    invite_url = page.get_by_label("Invite link").input_value()
+    page.context.close()
+    candidate = browser.new_context(viewport=VIEWPORT).new_page()  # type: ignore[attr-defined]
+    candidate.goto(invite_url)
+    shoot(candidate, out, "invite")
+    candidate.get_by_label("New password").fill("screenshot-password")
+    candidate.get_by_label("Repeat the password").fill("screenshot-password")
+    candidate.get_by_role("button", name="Set password and continue").click()
+    candidate.wait_for_url("**/lobby")
+    shoot(candidate, out, "interview-lobby")
+    candidate.get_by_role("button", name="Start the interview").click()
+    candidate.wait_for_url("**/workspace")
+    candidate.once("dialog", lambda dialog: dialog.accept())
+    candidate.get_by_role("button", name="End interview").click()
+    candidate.locator(".alert-ended").wait_for()
+    candidate.screenshot(path=str(out / "interview-ended.png"))  # the top of the page: the banner and "Ended"
+    print("wrote interview-ended.png")
+    candidate.context.close()
+
+
 def authoring(browser: object, server: LiveServer, out: Path) -> None:
     """The admin's scenario list, a validated version with its matrix, a fork's editor, audit and coaching."""
     page = browser.new_context(viewport=VIEWPORT).new_page()  # type: ignore[attr-defined]
     sign_in(page, server, "admin")
     page.goto(f"{server.url}/admin/scenarios")
+    # Validations through the authoring API (a published version has no Validate button): the list says
+    # "validating" while they run. leaky-mask's matrix may already be there from a grading.
+    token = page.locator("input[name=csrf_token]").first.input_value()
+    for slug in ("cache-drift", "leaky-mask"):
+        page.request.post(f"{server.url}/api/admin/scenarios/{slug}/versions/1/validate",
+                          headers={"X-CSRF-Token": token})
+    page.reload()
     shoot(page, out, "admin-scenarios")
     page.goto(f"{server.url}/admin/scenarios/leaky-mask/versions/1")
     page.get_by_role("heading", name="Bug × test matrix").wait_for(timeout=600_000)
@@ -205,6 +247,19 @@ def authoring(browser: object, server: LiveServer, out: Path) -> None:
                        ("/admin/audit", "admin-audit"), ("/admin/coaching", "admin-coaching")):
         page.goto(f"{server.url}{path}")
         shoot(page, out, name)
+    # A llama-v1 draft is offered llama-v1 templates; a template fills in the edit at its line.
+    page.goto(f"{server.url}/admin/scenarios")
+    page.get_by_label("Slug").fill("norm-and-gate-2")
+    page.get_by_label("Title").fill("Norm and Gate, again")
+    page.get_by_label("Start from").select_option(label="Fork norm-and-gate v1 (published)")
+    page.get_by_role("button", name="Create draft").click()
+    page.wait_for_url(f"{server.url}/admin/scenarios/norm-and-gate-2/versions/1/edit")
+    page.goto(f"{server.url}/admin/scenarios/norm-and-gate-2/versions/1/bugs/new?kind=rope-ignores-offset")
+    shoot(page, out, "admin-new-bug-llama")
+    # Bugs that share all their tests: the version page warns, and Publish asks first.
+    page.goto(f"{server.url}/admin/scenarios/cache-drift/versions/1")
+    page.get_by_role("heading", name="Bug × test matrix").wait_for(timeout=900_000)
+    shoot(page, out, "admin-version-shared-tests")
     page.context.close()
 
 
@@ -212,7 +267,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
     parser.add_argument("--chromium", default="/usr/bin/chromium")
-    parser.add_argument("--only", choices=["workspace-layout", "workspace-cache", "workspace-phone", "workspace"],
+    parser.add_argument("--only", choices=["workspace-layout", "workspace-cache", "workspace-phone", "workspace",
+                                           "invites", "authoring"],
                         help="take just these screenshots")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
@@ -239,6 +295,10 @@ def main() -> int:
                 return 0
             if args.only == "workspace":
                 workspace(browser, server, args.out)
+                browser.close()
+                return 0
+            if args.only in ("invites", "authoring"):
+                (invites if args.only == "invites" else authoring)(browser, server, args.out)
                 browser.close()
                 return 0
             page = browser.new_context(viewport=VIEWPORT).new_page()
@@ -284,6 +344,7 @@ def main() -> int:
             workspace_layout(browser, server, args.out)
             workspace_cache(browser, server, args.out)
             interview(browser, server, invite_url, args.out)
+            invites(browser, server, args.out)
             authoring(browser, server, args.out)
             browser.close()
     return 0

@@ -42,9 +42,10 @@
       try {
         texts[file] = step[2] === "text" ? step[3] : window.DojoEditor.applyChanges(before, step[3]);
       } catch (error) { return; } // a step that does not fit is skipped (the server checked them all)
+      var after = texts[file];
+      if (after === before) return; // a save of the same text: nothing moved
       lastFile = file;
       var at = 0;
-      var after = texts[file];
       while (at < before.length && at < after.length && before.charCodeAt(at) === after.charCodeAt(at)) at++;
       lastLine = after.slice(0, at).split("\n").length;
     }
@@ -180,39 +181,34 @@
     }
     function diffTable(before, after) {
       var a = before.split("\n"), b = after.split("\n");
-      var table = document.createElement("table");
-      table.className = "diff player-diff-table";
+      var box = document.createElement("pre");
+      box.className = "player-diff-lines";
       if (a.length > MAX_DIFF_LINES || b.length > MAX_DIFF_LINES) {
-        table.textContent = "Too long to compare here.";
-        return table;
+        box.textContent = "Too long to compare here.";
+        return box;
       }
-      // Longest common subsequence of lines, then the rows: kept, removed (-) and added (+).
+      // Longest common subsequence of lines; the changed lines are shown, "−" removed and "+" added.
       var n = a.length, m = b.length, lcs = [];
       for (var i = 0; i <= n; i++) lcs.push(new Uint16Array(m + 1));
       for (i = n - 1; i >= 0; i--) for (var j = m - 1; j >= 0; j--) {
         lcs[i][j] = a[i] === b[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
       }
-      var caption = document.createElement("caption");
-      caption.className = "visually-hidden";
-      caption.textContent = "Removed lines marked −, added lines marked +";
-      table.appendChild(caption);
-      var body = document.createElement("tbody"), changed = 0;
-      function row(sign, text, cls) {
-        var tr = document.createElement("tr");
-        tr.className = cls;
-        var s = document.createElement("td"); s.textContent = sign; s.className = "diff-sign";
-        var t = document.createElement("td"); t.textContent = text; t.className = "mono prewrap";
-        tr.appendChild(s); tr.appendChild(t); body.appendChild(tr);
+      var changed = 0;
+      function line(sign, text, cls) {
+        var span = document.createElement("span");
+        span.className = cls;
+        span.textContent = sign + " " + text + "\n";
+        box.appendChild(span);
+        changed++;
       }
       i = 0; j = 0;
       while (i < n || j < m) {
         if (i < n && j < m && a[i] === b[j]) { i++; j++; continue; } // unchanged lines are left out
-        if (j < m && (i >= n || lcs[i][j + 1] >= lcs[i + 1][j])) { row("+", b[j], "diff-add"); j++; changed++; }
-        else { row("−", a[i], "diff-del"); i++; changed++; }
+        if (j < m && (i >= n || lcs[i][j + 1] >= lcs[i + 1][j])) { line("+", b[j], "diff-add"); j++; }
+        else { line("−", a[i], "diff-del"); i++; }
       }
-      if (!changed) row("", "No differences.", "diff-same");
-      table.appendChild(body);
-      return table;
+      if (!changed) box.textContent = "No differences.";
+      return box;
     }
 
     seek(0);

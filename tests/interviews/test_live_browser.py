@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 from services import require_chromium
-
 from web.axe import describe, serious_violations
 from web.live_server import CHROMIUM_ARGS, LiveServer, accept_invite, live_server, sign_in_as
 
@@ -115,7 +114,7 @@ def test_the_interviewer_follows_notes_and_messages_while_the_candidate_works(br
     player.get_by_role("button", name="model.py").click()
     expect(player.get_by_label("Playback: model.py")).to_contain_text(TYPED)
     player.get_by_label("Compare with").select_option("starter")
-    expect(player.locator(".player-diff-table")).to_contain_text(TYPED)
+    expect(player.locator(".player-diff-lines")).to_contain_text(TYPED)
     player.locator(".player-marker-list > summary").click()
     moments_list = player.get_by_role("list", name="Moments in the playback")
     expect(moments_list).to_contain_text(NOTE)

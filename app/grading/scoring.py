@@ -7,7 +7,9 @@ combination fails is known exactly for the solution, each single-bug mutant and 
 otherwise predicted from the mutants; a test that some combination is known to hide (it passes in the
 starter, or in a masking pair, although a mutant fails it) predicts nothing. A bug is fixed when no
 world that agrees with the observed tests contains it, not fixed when every such world does, and
-"cannot tell yet" otherwise; only fixed bugs score.
+"cannot tell yet" otherwise; only fixed bugs score. A submission that fails tests no combination of
+planted bugs explains has changed something else, which can hide a bug as well as any planted one:
+its bugs are "not fixed" where a distinctive test fails and "cannot tell yet" otherwise.
 """
 
 from __future__ import annotations
@@ -107,9 +109,12 @@ def judge_bugs(matrix: Matrix, observed: dict[str, bool]) -> dict[str, BugVerdic
     for b in judged:
         if b in surely_present or (exact and all(b in w for w in consistent)):
             verdicts[b] = "not_fixed"
-        elif not any(b in w for w in consistent):
+        elif exact and not any(b in w for w in consistent):
             verdicts[b] = "fixed"
         else:
+            # Not exact: the submission changed something besides the planted bugs, and such a change can
+            # hide them (a model whose logits are all zero passes every cache test), so a bug's passing
+            # tests are no evidence of its fix until the other change is undone.
             verdicts[b] = "cannot_tell"
     return verdicts
 

@@ -65,12 +65,14 @@ def test_a_masking_pair_that_passes_a_test_keeps_both_bugs_open():
     assert _judge(matrix, {"a-only", "b-only"}, tests) == {"a": "not_fixed", "b": "not_fixed", "c": "fixed"}
 
 
-def test_a_change_outside_the_planted_bugs_judges_only_what_the_distinctive_tests_say():
-    # every bug fixed, but the submission broke general.shapes, which no bug fails
-    assert _judge(_matrix(), {"general.shapes"}) == {"labels": "fixed", "mask": "fixed", "scale": "fixed"}
-    # scale's own test fails, and something else broke: scale stays, labels and mask passed theirs
+def test_a_change_outside_the_planted_bugs_credits_no_fix_until_it_is_undone():
+    # every bug's tests pass, but the submission broke general.shapes, which no bug fails: a change that
+    # can hide bugs as well (a model returning zero logits passes every cache test), so nothing is scored
+    assert _judge(_matrix(), {"general.shapes"}) == {"labels": "cannot_tell", "mask": "cannot_tell",
+                                                      "scale": "cannot_tell"}
+    # scale's own distinctive test fails: scale is surely there; the others cannot be told
     assert _judge(_matrix(), {"general.shapes", "equivalence.last"}) == {
-        "labels": "fixed", "mask": "fixed", "scale": "not_fixed"}
+        "labels": "cannot_tell", "mask": "cannot_tell", "scale": "not_fixed"}
 
 
 def test_undetectable_bug_is_never_fixed():
@@ -125,7 +127,7 @@ def test_bug_whose_tests_could_not_run_is_unverifiable_with_the_crash_not_unfixe
     from app.grading.grader import _bugs
 
     crash = "the tiny training run stopped with RuntimeError: boom (model.py:3)"
-    verdicts = [_verdict("attention.causal-perturb", "failed"), _verdict("equivalence.logits", "passed"),
+    verdicts = [_verdict("attention.causal-perturb", "failed"), _verdict("equivalence.logits", "failed"),
                 _verdict("equivalence.last-position", "passed"),
                 _verdict("training.not-too-good", "not_run", crash),
                 _verdict("attention.random-token-leak", "not_run", "the training run on random tokens stopped")]

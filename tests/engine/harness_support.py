@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 Measure = Callable[..., dict[str, Any]]
+IMPORT_SECONDS = 300.0
 
 
 def assemble(bundle_dir: Callable[[], Path], data_dir: Path) -> Path:
@@ -65,7 +66,8 @@ def in_judge(runner: ModuleType, harness_dir: Path, tmp_path_factory: pytest.Tem
         directory = tmp_path_factory.mktemp(f"{prefix}{next(numbers)}")
         for name, text in files.items():
             (directory / name).write_text(text)
-        job = {"files": sorted(files), "probes": probes}
+        # The agent's import of torch counts against the import limit: a loaded test machine needs longer.
+        job = {"files": sorted(files), "probes": probes, "import_seconds": IMPORT_SECONDS}
         (directory.parent / f"{directory.name}.json").write_text(json.dumps(job))
         agent_in, judge_out = os.pipe()
         judge_in, agent_out = os.pipe()
@@ -80,12 +82,16 @@ def in_judge(runner: ModuleType, harness_dir: Path, tmp_path_factory: pytest.Tem
         try:
             result = kit_judge.judge(client, job, runner.measure, schema=schema, view=view)
             client.bye()
-            return kit_judge.clean(result)
+        except BaseException:
+            agent.kill()  # the judge's own failure is the one to see
+            raise
         finally:
             os.close(judge_out)
             os.close(judge_in)
-            if agent.wait(timeout=60) != 0:
-                raise RuntimeError(f"the agent exited with {agent.returncode}")
+            agent.wait(timeout=60)
+        if agent.returncode != 0:
+            raise RuntimeError(f"the agent exited with {agent.returncode}")
+        return kit_judge.clean(result)
 
     return run
 

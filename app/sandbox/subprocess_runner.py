@@ -33,6 +33,14 @@ def _end_group(holder: dict[str, int]) -> None:
         kill_group(holder["pid"])
 
 
+def _started(holder: dict[str, int], pid: int, channel: AgentChannel) -> None:
+    """The harness has started: keep its pid, and close the agent's ends of the channel here (the child
+    has its copies) through the channel, which closes each fd once. Closing them by number as well
+    closed them twice, and a second close can hit a descriptor another grading thread has just opened."""
+    holder.update(pid=pid)
+    channel.close_agent_ends()
+
+
 class SubprocessRunner:
     """Runs the harness as the service's own user; only rlimits, a session and a timeout contain it."""
 
@@ -70,18 +78,15 @@ class SubprocessRunner:
         env[protocol.PROGRESS_FD_VAR] = str(progress_write)
         streams = progress_streams(job.on_progress, progress_read)
         channel = AgentChannel.open()
-        judge = judge_progress = None
+        judge = None
         agent_fds: tuple[int, ...] = ()
         try:
             if has_judge(harness_dir):
                 env[protocol.AGENT_FDS_VAR] = channel.agent_env
                 agent_fds = channel.agent_fds
-                judge_progress, judge_progress_w = os.pipe()
-                try:
-                    judge = start_judge(job, channel, python=self.python, nice=nice, progress_fd=judge_progress_w)
-                finally:
-                    os.close(judge_progress_w)
-                streams = {**streams, **progress_streams(job.on_progress, judge_progress)}
+                judge = start_judge(job, channel, python=self.python, nice=nice)
+                if judge.progress_fd is not None:
+                    streams = {**streams, **progress_streams(job.on_progress, judge.progress_fd)}
             else:
                 channel.close_all()
             holder: dict[str, int] = {}
@@ -95,9 +100,9 @@ class SubprocessRunner:
                 max_output_bytes=limits.max_output_bytes,
                 preexec_fn=partial(_limit_child, table, nice),
                 pass_fds=(progress_write, *agent_fds),
-                close_after_start=(progress_write, *agent_fds),
+                close_after_start=(progress_write,),
                 stream_fds=streams,
-                on_start=lambda pid: holder.update(pid=pid),
+                on_start=lambda pid: _started(holder, pid, channel),
             )
             if judge is not None:
                 result = judge.finish()
@@ -106,8 +111,8 @@ class SubprocessRunner:
         finally:
             channel.close_all()
             os.close(progress_read)
-            if judge_progress is not None:
-                os.close(judge_progress)
+            if judge is not None:
+                judge.retire()
             workspace.remove()
         code = run.returncode
         facts = RunFacts(

@@ -202,7 +202,9 @@ def invites(browser: object, server: LiveServer, out: Path) -> None:
     print("wrote interviewer-invite-copied.png")
     invite_url = page.get_by_label("Invite link").input_value()
     page.context.close()
-    candidate = browser.new_context(viewport=VIEWPORT).new_page()  # type: ignore[attr-defined]
+    candidate_context = browser.new_context(viewport=VIEWPORT)  # type: ignore[attr-defined]
+    candidate_context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.url)
+    candidate = candidate_context.new_page()
     candidate.goto(invite_url)
     shoot(candidate, out, "invite")
     candidate.get_by_label("New password").fill("screenshot-password")
@@ -212,12 +214,26 @@ def invites(browser: object, server: LiveServer, out: Path) -> None:
     shoot(candidate, out, "interview-lobby")
     candidate.get_by_role("button", name="Start the interview").click()
     candidate.wait_for_url("**/workspace")
+    interview_id = candidate.url.split("/interviews/")[1].split("/")[0]
+    # A pasted copy of the solution's model.py: the paste carries text only the solution has.
+    solution = (ROOT / "app" / "scenarios_builtin" / "norm-and-gate" / "solution" / "model.py").read_text()
+    candidate.get_by_label("Editor: model.py").click()
+    candidate.keyboard.press("Control+A")
+    candidate.evaluate("text => navigator.clipboard.writeText(text)", solution)
+    with candidate.expect_response(lambda response: "/events" in response.url):
+        candidate.keyboard.press("Control+V")
     candidate.once("dialog", lambda dialog: dialog.accept())
     candidate.get_by_role("button", name="End interview").click()
     candidate.locator(".alert-ended").wait_for()
     candidate.screenshot(path=str(out / "interview-ended.png"))  # the top of the page: the banner and "Ended"
     print("wrote interview-ended.png")
     candidate.context.close()
+    page = browser.new_context(viewport=VIEWPORT).new_page()  # type: ignore[attr-defined]
+    sign_in(page, server, "interviewer")
+    page.goto(f"{server.url}/interviewer/interviews/{interview_id}")
+    page.locator("ul.signals").screenshot(path=str(out / "review-signals.png"))
+    print("wrote review-signals.png")
+    page.context.close()
 
 
 def authoring(browser: object, server: LiveServer, out: Path) -> None:

@@ -23,7 +23,7 @@ from pathlib import Path
 from app.core.settings import get_settings
 from app.sandbox import bwrap_command as cmd
 from app.sandbox.job import HarnessJob, HarnessOutcome, Limits
-from app.sandbox.judge_process import AgentChannel, has_judge, start_judge
+from app.sandbox.judge_process import AgentChannel, JudgeProcess, has_judge, standby_judge
 from app.sandbox.outcome import RunFacts, build_outcome
 from app.sandbox.progress import progress_streams
 from app.sandbox.result_file import ResultRead, result_from_read
@@ -75,11 +75,10 @@ class Sandbox:
 
     def __init__(
         self, *, spec: SandboxSpec, proc: subprocess.Popen[bytes], workspace: Workspace, fds: dict[str, int],
-        stack: contextlib.ExitStack, python: str, channel: AgentChannel,
+        stack: contextlib.ExitStack, judge: JudgeProcess,
     ) -> None:  # fmt: skip
         self.spec = spec
-        self._python = python
-        self._channel = channel
+        self._judge = judge
         self.started_at = time.monotonic()
         self._proc = proc
         self._workspace = workspace
@@ -115,21 +114,18 @@ class Sandbox:
         self._used = True
         limits = job.limits
         self._workspace.fill(candidate_files=job.candidate_files, job_input=job.input, harness_dir=job.harness_dir)
-        judge = None
+        judge: JudgeProcess | None = None
         streams = progress_streams(job.on_progress, self._fds["progress"])
         if has_judge(job.harness_dir):
-            # The judge runs out here; the candidate's process inside only answers it (judge_process.py).
-            judge_progress_r, judge_progress_w = os.pipe()
-            self._fds["judge_progress"] = judge_progress_r
-            try:
-                judge = start_judge(job, self._channel, python=self._python, nice=get_settings().sandbox_nice,
-                                    progress_fd=judge_progress_w)
-            finally:
-                os.close(judge_progress_w)
-            streams = {**streams, **progress_streams(job.on_progress, judge_progress_r)}
+            # The judge runs out here, started with the sandbox (torch preloaded when the sandbox is a
+            # warm standby); the candidate's process inside only answers it (judge_process.py).
+            judge = self._judge
+            judge.begin(job)
+            if judge.progress_fd is not None:
+                streams = {**streams, **progress_streams(job.on_progress, judge.progress_fd)}
             judge.watch(self._end_after_judge)
         else:
-            self._channel.close_all()
+            self._judge.retire()
         started = time.monotonic()
         message = json.dumps({"cpu_seconds": limits.cpu_seconds, "cpu_grace": CPU_HARD_GRACE_SECONDS}).encode()
         with contextlib.suppress(BrokenPipeError):  # the standby is gone: the report says so
@@ -202,8 +198,10 @@ def start_sandbox(
         channel = AgentChannel.open()
         stack.callback(channel.close_all)
         proc = _launch(spec, python=python, bwrap=bwrap, workspace=workspace, slot=slot, fds=fds, channel=channel)
-        sandbox = Sandbox(spec=spec, proc=proc, workspace=workspace, fds=fds, stack=stack, python=python,
-                          channel=channel)
+        judge = standby_judge(channel, python=python, nice=get_settings().sandbox_nice, preload=spec.preload,
+                              max_result_bytes=spec.limits.max_result_bytes)
+        stack.callback(judge.retire)
+        sandbox = Sandbox(spec=spec, proc=proc, workspace=workspace, fds=fds, stack=stack, judge=judge)
         stack.callback(sandbox._stop)
     except BaseException:
         stack.close()

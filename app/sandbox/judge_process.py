@@ -34,6 +34,7 @@ logger = logging.getLogger(__name__)
 
 AGENT_FDS_VAR = "DOJO_AGENT_FDS"
 JUDGE_ENTRY = "judge.py"
+JUDGE_STANDBY = str(Path(__file__).resolve().parent / "judge_standby.py")
 # The judge's exit code when the agent vanished mid-run (app/engine/kit/judge.py EXIT_AGENT_GONE): the
 # sandbox's end (a limit, a crash) says why, and the judge writes no result.
 EXIT_AGENT_GONE = 3
@@ -90,18 +91,35 @@ class AgentChannel:
 
 
 class JudgeProcess:
-    """One started judge. Made by start_judge; always call finish()."""
+    """One judge process: started as a standby (preloading torch while nothing is known of the job),
+    given its one job by begin(), always ended by finish() or retire()."""
 
-    def __init__(self, proc: subprocess.Popen[bytes], workdir: Path, max_result_bytes: int) -> None:
+    def __init__(self, proc: subprocess.Popen[bytes], workdir: Path, progress_fd: int | None) -> None:
         self._proc = proc
         self._workdir = workdir
-        self._max_result_bytes = max_result_bytes
+        self.progress_fd = progress_fd  # the read end of the judge's progress lines (ours to close)
         self.returncode: int | None = None
         self._finished = threading.Event()
+        self._max_result_bytes = 0
 
     @property
     def out_dir(self) -> Path:
         return self._workdir / "out"
+
+    def alive(self) -> bool:
+        return self._proc.poll() is None
+
+    def begin(self, job: HarnessJob) -> None:
+        """Hand the job over: its input, then the bundle whose judge.py runs."""
+        self._max_result_bytes = job.limits.max_result_bytes
+        (self._workdir / "input.json").write_text(json.dumps(dict(job.input)), encoding="utf-8")
+        line = json.dumps({"harness_dir": os.path.realpath(job.harness_dir)}).encode() + b"\n"
+        assert self._proc.stdin is not None
+        try:
+            self._proc.stdin.write(line)
+            self._proc.stdin.close()
+        except BrokenPipeError:  # the standby died: finish() finds no result and says so
+            pass
 
     def watch(self, on_exit: Callable[[], None], grace: float = AGENT_GRACE_SECONDS) -> threading.Thread:
         """Call on_exit() `grace` seconds after the judge exits, unless finish() came first (to end an
@@ -128,9 +146,27 @@ class JudgeProcess:
             if self.returncode not in (0, EXIT_AGENT_GONE):
                 stderr = (self._workdir / "stderr").read_bytes()[-3000:]
                 logger.error("the judge failed (exit %s): %s", self.returncode, stderr.decode(errors="replace"))
-            return read_result_file(self.out_dir, max_bytes=self._max_result_bytes)
+            return read_result_file(self.out_dir, max_bytes=self._max_result_bytes or 4 * 1024 * 1024)
         finally:
-            shutil.rmtree(self._workdir, ignore_errors=True)
+            self._cleanup()
+
+    def retire(self) -> None:
+        """End a judge that will get no job (or whose run is over): idempotent."""
+        self._finished.set()
+        if self._proc.stdin is not None and not self._proc.stdin.closed:
+            with contextlib.suppress(OSError):
+                self._proc.stdin.close()
+        if self._proc.poll() is None:
+            self._proc.kill()
+        self._proc.wait()
+        self._cleanup()
+
+    def _cleanup(self) -> None:
+        if self.progress_fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self.progress_fd)
+            self.progress_fd = None
+        shutil.rmtree(self._workdir, ignore_errors=True)
 
     @property
     def failed(self) -> bool:
@@ -138,36 +174,44 @@ class JudgeProcess:
         return self.returncode not in (0, EXIT_AGENT_GONE, None)
 
 
-def start_judge(job: HarnessJob, channel: AgentChannel, *, python: str | None = None, nice: int = 0,
-                progress_fd: int | None = None) -> JudgeProcess:
-    """Start harness_dir/judge.py with the judge's ends of the channel; closes those ends here."""
+def standby_judge(channel: AgentChannel, *, python: str | None = None, nice: int = 0,
+                  preload: tuple[str, ...] = (), max_result_bytes: int = 0) -> JudgeProcess:
+    """Start a judge process that preloads `preload` and waits for begin(); takes the judge's ends of
+    the channel (closed here once the child has them) and makes its progress pipe."""
     workdir = Path(tempfile.mkdtemp(prefix="dojo-judge-"))
+    progress_r, progress_w = os.pipe()
     try:
         (workdir / "out").mkdir()
-        input_file = workdir / "input.json"
-        input_file.write_text(json.dumps(dict(job.input)), encoding="utf-8")
         env = {
             "PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0", **THREAD_ENV,
             "HOME": str(workdir), "TMPDIR": str(workdir),
             "DOJO_JUDGE_FDS": f"{channel.judge_out},{channel.judge_in}",
-            "DOJO_JUDGE_INPUT": str(input_file),
+            "DOJO_JUDGE_INPUT": str(workdir / "input.json"),
             "DOJO_JUDGE_OUT": str(workdir / "out"),
             # Applied by the judge itself at start (no Python between fork and exec in a threaded server).
             "DOJO_JUDGE_LIMITS": json.dumps({"memory_bytes": JUDGE_MEMORY_BYTES, "nice": nice}),
+            "DOJO_PROGRESS_FD": str(progress_w),
         }
-        pass_fds = [channel.judge_out, channel.judge_in]
-        if progress_fd is not None:
-            env["DOJO_PROGRESS_FD"] = str(progress_fd)
-            pass_fds.append(progress_fd)
-        argv = [python or sys.executable, "-I", "-B", os.path.join(os.path.realpath(job.harness_dir), JUDGE_ENTRY)]
+        argv = [python or sys.executable, "-I", "-B", JUDGE_STANDBY, ",".join(preload)]
         with open(workdir / "stderr", "wb") as stderr:
             proc = subprocess.Popen(
-                argv, env=env, cwd=str(workdir), pass_fds=pass_fds, stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL, stderr=stderr, start_new_session=True,
+                argv, env=env, cwd=str(workdir), pass_fds=(channel.judge_out, channel.judge_in, progress_w),
+                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=stderr, start_new_session=True,
             )  # fmt: skip
     except BaseException:
+        os.close(progress_r)
         shutil.rmtree(workdir, ignore_errors=True)
         raise
     finally:
+        os.close(progress_w)
         channel.close(channel.judge_out, channel.judge_in)
-    return JudgeProcess(proc, workdir, job.limits.max_result_bytes)
+    judge = JudgeProcess(proc, workdir, progress_r)
+    judge._max_result_bytes = max_result_bytes
+    return judge
+
+
+def start_judge(job: HarnessJob, channel: AgentChannel, *, python: str | None = None, nice: int = 0) -> JudgeProcess:
+    """A judge for this job at once (a cold start: it imports what it needs itself)."""
+    judge = standby_judge(channel, python=python, nice=nice)
+    judge.begin(job)
+    return judge

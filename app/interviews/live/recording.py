@@ -31,7 +31,7 @@ from app.core.db import utcnow
 from app.core.settings import get_settings
 from app.interviews.live import log
 from app.interviews.live.changes import ChangesMisfit, apply_changes
-from app.interviews.live.models import KeystrokeBatch
+from app.interviews.live.models import KeystrokeBatch, LiveEvent
 from app.interviews.models import Interview
 
 MAX_CHANGES_PER_FILE = 5000
@@ -147,7 +147,15 @@ def record_save(*, session: Session, interview: Interview, user_id: int, before:
 
 def record_presence(*, session: Session, interview: Interview, report: LiveReport, seconds: int | None = None,
                     locked: bool = False) -> None:
-    """Where the candidate is: the file they show, their cursor line, focus and activity (flushed)."""
+    """Where the candidate is: the file they show, focus and activity (flushed), when that changed.
+
+    Every save reports it; only a change is an event (the cursor line rides on the draft events)."""
+    last = session.scalar(select(LiveEvent.data).where(LiveEvent.interview_id == interview.id,
+                                                       LiveEvent.kind == "presence")
+                          .order_by(LiveEvent.id.desc()).limit(1))
+    now = {"file": report.file, "active": report.active, "focused": report.focused}
+    if last is not None and all(last.get(key) == value for key, value in now.items()):
+        return
     log.append(session, interview.id, "presence", {
         "file": report.file, "active": report.active, "focused": report.focused, "cursor_line": report.cursor_line,
         "seconds": log.clock_seconds(interview) if seconds is None else seconds}, locked=locked)

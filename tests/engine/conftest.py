@@ -1,4 +1,5 @@
-"""Shared fixtures: the harness run in-process (fast, for probe tests) and the solution's reference."""
+"""Shared fixtures: the split harness (the judge in this process, the agent in a child process) for probe
+tests, and the solution's reference."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # variants.py, bug_fixtures.py, harness_support.py
 
-from harness_support import Measure, assemble, in_process  # noqa: E402
+from harness_support import Measure, assemble, in_judge  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -22,11 +23,12 @@ def harness_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def measure(harness_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Measure:
-    """measure(files, probes=None) -> result dict, running the harness's probes in this process."""
+    """measure(files, probes=None) -> result dict, the judge's probes run in this process against the
+    bundle's agent."""
     sys.path.insert(0, str(harness_dir))
-    from dojo_harness import runner
+    from dojo_harness import RESULT_SCHEMA, runner
 
-    return in_process(runner, harness_dir, tmp_path_factory, "candidate")
+    return in_judge(runner, harness_dir, tmp_path_factory, "candidate", schema=RESULT_SCHEMA)
 
 
 @pytest.fixture(scope="session")

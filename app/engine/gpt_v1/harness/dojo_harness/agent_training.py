@@ -9,7 +9,6 @@ a training loop reported. The judge compares them with its own gradients and for
 import math
 
 import torch
-from dojo_kit.model_ops import forward_call
 
 from .agent_optim import AdamW
 
@@ -36,8 +35,13 @@ class StepSpy:
 
 
 def own_step(model, optimizer, x, y, grad_clip=1.0):
-    """The harness's training step, for models without train.py and for the leak probe."""
-    _, loss = forward_call(model, x, y)
+    """The harness's training step, for models without train.py and for the leak probe. The batch goes
+    to the model as get_batch made it (not made contiguous or cast on the way): the run must meet the
+    candidate's batches as the candidate's own loop would."""
+    out = model(x, y)
+    if not isinstance(out, tuple) or len(out) != 2:
+        raise TypeError("forward must return a (logits, loss) tuple")
+    loss = out[1]
     optimizer.zero_grad(set_to_none=True)
     loss.backward()
     torch.nn.utils.clip_grad_norm_(model.parameters(), grad_clip)

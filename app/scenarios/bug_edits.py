@@ -180,7 +180,8 @@ def comment_warnings(solution: dict[str, str], bugs: list[tuple[str, str, str, l
                     continue
                 lowered = comment.lower()
                 telling = TELLING_WORDS.search(comment)
-                why = (f"its id {bug_id}" if bug_id.lower() in lowered else f"its kind {kind}" if kind.lower() in lowered
+                why = (f"its id {bug_id}" if bug_id.lower() in lowered
+                       else f"its kind {kind}" if kind.lower() in lowered
                        else f"“{telling[0]}”" if telling else None)
                 if why:
                     out.append(f"bug {bug_id}: the planted text in {edit.file} leaves the comment “# {comment}”, "

@@ -13,8 +13,9 @@ from pathlib import Path
 from app.engine.builtin import builtin_packages
 from app.engine.harness_run import run_harness
 from app.engine.package import ScenarioPackage
-from app.engine.validator import ValidationReport, reference_only_report
+from app.engine.validator import ValidationReport
 from app.grading.grader import grade_files
+from app.grading.reference import ensure_reference
 from app.grading.result import GradeResult
 from app.sandbox.bwrap_runner import BwrapRunner
 
@@ -28,10 +29,10 @@ def package(slug: str) -> ScenarioPackage:
 
 @cache
 def reference(slug: str) -> ValidationReport:
-    """The solution's measurements (one real sandbox run): enough to judge pass or fail."""
-    pkg = package(slug)
-    report = reference_only_report(pkg, run_harness(package=pkg, files=dict(pkg.solution_files), runner=BwrapRunner()))
-    assert report.reference is not None, report.problems
+    """The scenario's whole validation (solution, starter, mutants, the bug x test matrix), so that a
+    payload's per-bug verdicts and score are judged as an interview's would be."""
+    report = ensure_reference(package=package(slug), runner=BwrapRunner())
+    assert report.reference is not None and report.complete, report.problems
     return report
 
 

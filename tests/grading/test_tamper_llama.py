@@ -26,6 +26,6 @@ ATTACKS = {
 def test_a_payload_never_passes_and_is_signalled(name: str) -> None:
     report = grade_tampered(name, SLUG)
     assert report.status in ("failed", "error"), f"{name} graded {report.status}"
-    assert report.score < 1.0
+    assert report.score == 0.0 and not any(b.fixed for b in report.bugs), report.bugs
     kinds = {f.kind for f in scan_file("model.py", tampered_files(name, SLUG)["model.py"])}
     assert ATTACKS[name] in kinds, kinds

@@ -21,6 +21,7 @@ import importlib
 import os
 import sys
 import traceback
+from collections.abc import Callable
 
 import torch
 
@@ -76,7 +77,7 @@ class Agent:
         self.import_error = import_error
         self.objects = {}
         self._next = 0
-        self.ops = {"hello": self.hello, "drop": self.drop}
+        self.ops: dict[str, Callable[..., object]] = {"hello": self.hello, "drop": self.drop}
 
     def keep(self, obj):
         """Store an object for later requests; its handle is what the judge names it by."""

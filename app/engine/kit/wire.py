@@ -70,7 +70,7 @@ def _tensor_bytes(tensor):
 
 def encode(message):
     """One frame for `message` (JSON-able values and tensors)."""
-    tensors = []
+    tensors: list[torch.Tensor] = []
     body = _flatten(message, tensors)
     specs, blobs = [], []
     for tensor in tensors:

@@ -39,6 +39,7 @@ class UvicornOptions(TypedDict):
     access_log: bool
     server_header: bool
     http: Literal["h11"]
+    timeout_graceful_shutdown: int
 
 
 def uvicorn_options(settings: Settings) -> UvicornOptions:
@@ -53,6 +54,10 @@ def uvicorn_options(settings: Settings) -> UvicornOptions:
         # h11 refuses a request whose headers pass 16 KB; uvicorn's httptools parser (about 5 % more
         # requests a second here) sets no such limit, and `dojo serve` may face clients with no proxy.
         "http": "h11",
+        # A follower's event stream (GET /api/interviews/{id}/live) stays open while the interview runs: on a
+        # stop, requests get this long to finish, then open streams are cut (browsers reconnect elsewhere with
+        # Last-Event-ID) instead of holding the process until it is killed.
+        "timeout_graceful_shutdown": 5,
     }
 
 

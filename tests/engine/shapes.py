@@ -149,6 +149,10 @@ OTHER_SHAPE_BUGS = [
          ["attention.score-scale"]),
     _bug("attn-scale-wrong", "alibi_fused", [m("/ math.sqrt(self.dim)", "/ math.sqrt(self.heads)")],
          ["attention.score-scale"]),
+    # a hand-written softmax, one head at a time: the probabilities are found by their product with the values
+    _bug("attn-scale-wrong", "gptfast_complex", [m("/ math.sqrt(self.head_dim)",
+                                                   "/ math.sqrt(self.n_head * self.head_dim)")],
+         ["attention.score-scale"]),
     _bug("heads-no-transpose", "rotary_sdpa", [m("out.transpose(1, 2).reshape(bsz, seqlen, -1)",
                                                  "out.reshape(bsz, seqlen, -1)")],
          ["attention.causal-perturb"]),

@@ -19,10 +19,6 @@ FILES = ("model.py", "data.py")
 # identity test is for pre-LN blocks.
 MAY_NOT_APPLY = {"equivalence.logits", "equivalence.last-position", "attention.rows-sum-to-one",
                  "attention.rows-zero-on-future", "general.block-residual-identity"}
-# gpt-v1's scale probe finds attention by its F.softmax or scaled_dot_product_attention call, so a
-# hand-written softmax leaves the test not applicable (llama-v1's probe reads probabilities-times-values
-# products and sees it)
-SCALE_UNSEEN = {"gptfast-complex"}
 
 
 def _statuses(result: dict, reference: dict, files=FILES) -> dict[str, tuple[str, str]]:
@@ -35,13 +31,12 @@ def test_correct_shape_passes_every_test(shape, measure, reference):
     result = measure(shape.files())
     assert result["error"] is None
     statuses = _statuses(result, reference)
-    unseen = {"attention.score-scale"} if shape.name in SCALE_UNSEEN else set()
     wrong = {k: v for k, v in statuses.items() if v[0] != PASSED and not (v[0] == NOT_APPLICABLE
-                                                                          and k in MAY_NOT_APPLY | unseen)}
+                                                                          and k in MAY_NOT_APPLY)}
     assert wrong == {}
     for test_id in ("attention.score-scale", "general.mlp-nonlinear", "general.final-norm",
                     "positional.depends-on-position"):
-        assert test_id in unseen or statuses[test_id][0] == PASSED, (test_id, statuses[test_id])
+        assert statuses[test_id][0] == PASSED, (test_id, statuses[test_id])
 
 
 @pytest.mark.parametrize("name", ["rotary_sdpa", "alibi_fused"])

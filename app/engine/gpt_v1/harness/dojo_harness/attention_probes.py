@@ -6,7 +6,9 @@ its rows, its scale and the fallback's reference output are found and computed h
 Every softmax over a (..., T, T) tensor is an attention matrix; the matmul its scores came from is
 the query-key product, and its first operand's last size is the head size. A call of
 scaled_dot_product_attention is attention too, with the scale it was given. Only when neither is
-seen does the scale probe fall back to nanoGPT's structure (attn.c_attn, attn.c_proj, n_head).
+seen does the scale probe fall back to nanoGPT's structure (attn.c_attn, attn.c_proj, n_head), and
+then to probabilities found by their use (probability_sites: a hand-written softmax, one head at a
+time).
 """
 
 import math
@@ -16,7 +18,7 @@ import torch.nn.functional as F
 
 from .loading import build_model, tokens
 from .modules import call_chains, module_table, read_result
-from .tracing import find_matmul, scale_factor, traced_forward
+from .tracing import MATMUL, find_matmul, scale_factor, traced_forward
 
 BLOCK, C = 12, 48
 
@@ -93,13 +95,53 @@ def _softmax_scale(first, second):
     return {"diff": diff, "scale": measured, "head_size": hs}
 
 
+def probability_sites(trace, T):
+    """('sdpa', scale, head size) or ('softmax', log-probabilities, q k^T, factor, head size) per attention,
+    found without a softmax call: the probabilities are the first operand of a product with the values,
+    a non-negative (..., T, T) tensor computed from a query-key product; their logarithm is the scores up
+    to a per-row constant, whatever computed the softmax (an exp over a sum, one head at a time)."""
+    sites: list[tuple] = []
+    for c in trace.calls:
+        if c.name == "scaled_dot_product_attention":
+            q = c.args[0] if c.args else c.kwargs.get("query")
+            k = c.args[1] if len(c.args) > 1 else c.kwargs.get("key")
+            scale = c.kwargs.get("scale", c.args[6] if len(c.args) > 6 else None)
+            hs = q.size(-1)
+            scale = 1.0 / math.sqrt(hs) if scale is None else float(scale)
+            sites.append(("sdpa", scale * scale_factor(trace, q) * scale_factor(trace, k), hs))
+            continue
+        if c.name not in MATMUL or len(c.inputs) != 2 or not c.outputs:
+            continue
+        probs, values = c.inputs
+        if not (probs.dim() >= 2 and tuple(probs.shape[-2:]) == (T, T) and values.size(-2) == T):
+            continue
+        if float(probs.min()) < 0.0:  # queries times keys, not probabilities times values
+            continue
+        product = find_matmul(trace, probs, T)
+        if product is None or product is c:
+            continue
+        q, k = product.inputs
+        hs = round(q.numel() * T / product.outputs[0].numel())
+        factor = scale_factor(trace, q) * scale_factor(trace, k)
+        if hs >= 1 and factor != 0.0:
+            logp = probs.detach().double().clamp_min(1e-300).log()
+            sites.append(("softmax", logp, product.outputs[0], factor, hs))
+    return sites
+
+
 def attention_scale(session):
     """The scale of every attention's scores against 1/sqrt(head size): for softmax attention from two
     forward passes on different tokens, for scaled_dot_product_attention from its arguments."""
     model = build_model(session)
     first, second = (_sites(traced_forward(model, tokens((2, BLOCK), seed=s))) for s in (41, 42))
     if not first:
-        return _nanogpt_fallback(model)
+        fallback = _nanogpt_fallback(model)
+        if fallback.get("applicable"):
+            return fallback
+        first, second = (probability_sites(traced_forward(model, tokens((2, BLOCK), seed=s)), BLOCK)
+                         for s in (41, 42))
+        if not first:
+            return fallback
     if len(first) != len(second) or any(a[0] != b[0] for a, b in zip(first, second, strict=True)):
         return {"applicable": False}
     measured = []

@@ -12,9 +12,9 @@ agent_tracing.py); finding the products and every measurement happen here, on th
 import math
 
 import torch
-from dojo_harness.attention_probes import _softmax_scale
+from dojo_harness.attention_probes import _softmax_scale, probability_sites
 from dojo_harness.loading import tokens
-from dojo_harness.tracing import MATMUL, find_matmul, scale_factor, traced_forward
+from dojo_harness.tracing import MATMUL, traced_forward
 
 from .loading import build_llama
 
@@ -91,45 +91,12 @@ def rotary(session, T=8):
             "layouts": sorted(layouts)}
 
 
-def _scale_sites(trace, T):
-    """('sdpa', scale, head size) or ('softmax', log-probabilities, q k^T, factor, head size) per attention.
-    The probabilities are the first operand of the product with the values; their logarithm is the
-    scores up to a per-row constant, whatever computed the softmax."""
-    sites: list[tuple] = []
-    for c in trace.calls:
-        if c.name == "scaled_dot_product_attention":
-            q = c.args[0] if c.args else c.kwargs.get("query")
-            k = c.args[1] if len(c.args) > 1 else c.kwargs.get("key")
-            scale = c.kwargs.get("scale", c.args[6] if len(c.args) > 6 else None)
-            hs = q.size(-1)
-            scale = 1.0 / math.sqrt(hs) if scale is None else float(scale)
-            sites.append(("sdpa", scale * scale_factor(trace, q) * scale_factor(trace, k), hs))
-            continue
-        if c.name not in MATMUL or len(c.inputs) != 2 or not c.outputs:
-            continue
-        probs, values = c.inputs
-        if not (probs.dim() >= 2 and tuple(probs.shape[-2:]) == (T, T) and values.size(-2) == T):
-            continue
-        if float(probs.min()) < 0.0:  # queries times keys, not probabilities times values
-            continue
-        product = find_matmul(trace, probs, T)
-        if product is None or product is c:
-            continue
-        q, k = product.inputs
-        hs = round(q.numel() * T / product.outputs[0].numel())
-        factor = scale_factor(trace, q) * scale_factor(trace, k)
-        if hs >= 1 and factor != 0.0:
-            logp = probs.detach().double().clamp_min(1e-300).log()
-            sites.append(("softmax", logp, product.outputs[0], factor, hs))
-    return sites
-
-
 def attention_scale(session, T=12):
     """The scale of every attention's scores against 1/sqrt(head size), from two forward passes on
     different tokens (softmax attention of any kind) or from the arguments of
     scaled_dot_product_attention."""
     model = build_llama(session)
-    first, second = (_scale_sites(traced_forward(model, tokens((2, T), seed=s)), T) for s in (41, 42))
+    first, second = (probability_sites(traced_forward(model, tokens((2, T), seed=s)), T) for s in (41, 42))
     if not first or len(first) != len(second) or any(a[0] != b[0] for a, b in zip(first, second, strict=True)):
         return {"applicable": False}
     measured = []

@@ -1,8 +1,7 @@
-"""A sandbox harness assembled under a temporary data directory and run in this process: the fast
-way probe tests measure model files (gpt-v1's conftest and llama-v1's share it).
-
-in_judge runs a split harness (judge/agent, app/engine/kit): the agent, the bundle's main.py, in a
-child process on the files (no sandbox), the judge's measure() in this process."""
+"""A harness bundle assembled under a temporary data directory and run without the sandbox: the fast
+way probe tests measure model files (gpt-v1's conftest and llama-v1's share it). in_judge runs the split
+harness (judge/agent, app/engine/kit): the agent, the bundle's main.py, in a child process on the files,
+the judge's measure() in this process, which never imports the candidate's modules."""
 
 from __future__ import annotations
 
@@ -33,24 +32,6 @@ def assemble(bundle_dir: Callable[[], Path], data_dir: Path) -> Path:
             os.environ.pop("DOJO_DATA_DIR", None)
         else:
             os.environ["DOJO_DATA_DIR"] = old
-
-
-def in_process(runner: ModuleType, harness_dir: Path, tmp_path_factory: pytest.TempPathFactory,
-               prefix: str) -> Measure:
-    """measure(files, probes=None) -> the harness's result dict for these files, measured in this process."""
-    numbers = count()
-
-    def run(files: dict[str, str], probes: list[str] | None = None) -> dict[str, Any]:
-        directory = tmp_path_factory.mktemp(f"{prefix}{next(numbers)}")
-        for name, text in files.items():
-            (directory / name).write_text(text)
-        job = {"files": sorted(files), "probes": probes}
-        try:
-            return runner._clean(runner.measure(str(directory), str(harness_dir), job))
-        finally:
-            forget_modules_under(directory)
-
-    return run
 
 
 def in_judge(runner: ModuleType, harness_dir: Path, tmp_path_factory: pytest.TempPathFactory, prefix: str, *,
@@ -95,10 +76,3 @@ def in_judge(runner: ModuleType, harness_dir: Path, tmp_path_factory: pytest.Tem
 
     return run
 
-
-def forget_modules_under(directory: Path) -> None:
-    """Drop the candidate's modules (model, data, ...) this process imported from `directory`: a pytest-xdist
-    worker runs many files, and tests of servers check that no candidate module was ever imported."""
-    for name, module in list(sys.modules.items()):
-        if str(getattr(module, "__file__", None) or "").startswith(str(directory)):
-            del sys.modules[name]

@@ -145,9 +145,18 @@ def credit_warning(report: dict[str, Any] | None) -> str | None:
     pairs = shared_tests(report)
     if not pairs:
         return None
-    said = "; ".join(f"every test that catches {a} also catches {b}" for a, b in pairs)
-    return (f"Bugs share all their detecting tests ({said}): a submission that fixes one of them while the "
-            "other remains cannot be credited for it per bug (its verdict is \"cannot tell yet\"). Give each "
+    detected = {b["id"]: frozenset(b.get("detected_by") or []) for b in (report or {}).get("bugs", [])}
+    same: dict[frozenset[str], list[str]] = {}
+    for a, b in pairs:  # bugs caught by exactly the same tests are named once, together
+        if detected[a] == detected[b]:
+            group = same.setdefault(detected[a], [])
+            group.extend(x for x in (a, b) if x not in group)
+    said = "; ".join([f"{', '.join(group[:-1])} and {group[-1]} are caught by exactly the same tests"
+                      for group in same.values()]
+                     + [f"every test that catches {a} also catches {b}" for a, b in pairs
+                        if detected[a] != detected[b]])
+    return (f"Bugs share all their detecting tests ({said}): a submission that fixes one of them while "
+            "another remains cannot be credited for it per bug (its verdict is \"cannot tell yet\"). Give each "
             "bug a test of its own, or publish without per-bug credit.")
 
 

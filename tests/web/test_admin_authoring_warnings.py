@@ -65,7 +65,7 @@ def test_shared_tests_are_warned_and_publishing_asks_for_without_per_bug_credit(
                           "bugs": [{"id": b, "kind": "k", "component": "loss", "detected_by": ["t1"]} for b in bugs]}
     db.commit()
     page = web_client.get(f"/admin/scenarios/{slug}/versions/1")
-    assert "Shared tests." in page.text and f"every test that catches {bugs[0]} also catches {bugs[1]}" in page.text
+    assert "Shared tests." in page.text and f"{bugs[0]} and {bugs[1]} are caught by exactly the same tests" in page.text
     assert 'name="without_per_bug_credit"' in page.text and "Publish without per-bug credit" in page.text
     refused = web_client.post(f"/admin/scenarios/{slug}/versions/1/publish", data={"csrf_token": token})
     assert refused.status_code == 409 and "publish without per-bug credit" in refused.text

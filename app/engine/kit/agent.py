@@ -10,8 +10,9 @@ against the final weights' logits on the judge's own batches, ...). Nothing here
 
 Protocol: frames of app/engine/kit/wire.py on two pipes (DOJO_AGENT_FDS="IN,OUT"). Each request is
 {"op": name, "args": {...}}; each reply {"ok": true, "result": ...} or {"ok": false, "error": "Type:
-message (file.py:line)"} when the candidate's code raised. The first request is "hello", answered once
-the candidate's modules are imported (the judge times the import). "bye" ends the loop.
+message (file.py:line)"} when the candidate's code raised. The first request is "ready", answered at
+once (the agent has started, torch imported); then "hello", answered once the candidate's modules are
+imported (the judge times that import alone). "bye" ends the loop.
 
 Standalone: stdlib + torch + this package.
 """
@@ -71,13 +72,16 @@ def import_candidate(candidate_dir, names):
 class Agent:
     """The candidate's modules, the objects built on the judge's request (by handle) and the ops."""
 
-    def __init__(self, candidate_dir, modules, import_error=None):
+    def __init__(self, candidate_dir, modules, import_error=None, *, importer=None):
         self.candidate_dir = candidate_dir
         self.mods = modules or {}
         self.import_error = import_error
+        # Imports the candidate's modules at the first "hello" (None: already imported), so the judge's
+        # import limit counts the candidate's import and not the interpreter's or torch's.
+        self._importer = importer
         self.objects = {}
         self._next = 0
-        self.ops: dict[str, Callable[..., object]] = {"hello": self.hello, "drop": self.drop}
+        self.ops: dict[str, Callable[..., object]] = {"ready": self.ready, "hello": self.hello, "drop": self.drop}
 
     def keep(self, obj):
         """Store an object for later requests; its handle is what the judge names it by."""
@@ -91,7 +95,14 @@ class Agent:
         except (KeyError, TypeError):
             raise KeyError(f"no object {handle!r}") from None
 
+    def ready(self):
+        """Answered before the candidate's code is imported: the agent's own start-up is done."""
+        return True
+
     def hello(self):
+        if self._importer is not None:
+            importer, self._importer = self._importer, None
+            importer(self)
         if self.import_error is not None:
             return {"error": self.import_error}
         return {"error": None, "modules": sorted(self.mods)}
@@ -155,9 +166,12 @@ def run(register, *, names):
         with contextlib.suppress(OSError):
             os.close(int(progress))
     candidate_dir = os.environ["DOJO_CANDIDATE_DIR"]
-    modules, error = import_candidate(candidate_dir, names)
-    agent = Agent(candidate_dir, modules, error)
-    if error is None:
-        register(agent)
-    agent.serve(fd_in, fd_out)
+
+    def importer(agent):
+        agent.mods, agent.import_error = import_candidate(candidate_dir, names)
+        agent.mods = agent.mods or {}
+        if agent.import_error is None:
+            register(agent)
+
+    Agent(candidate_dir, None, importer=importer).serve(fd_in, fd_out)
     return 0

@@ -85,6 +85,7 @@ def judge(client, job, measure, *, schema, view=None):
     Raises AgentGone when the agent vanished (no result then)."""
     limit = float(job.get("import_seconds") or DEFAULT_IMPORT_SECONDS)
     progress.report("importing")
+    client.call("ready")  # the agent's own start (torch's import) is not the candidate's time
     try:
         hello = client.call("hello", timeout=limit)
     except AgentTimeout:

@@ -47,7 +47,7 @@ def in_judge(runner: ModuleType, harness_dir: Path, tmp_path_factory: pytest.Tem
         directory = tmp_path_factory.mktemp(f"{prefix}{next(numbers)}")
         for name, text in files.items():
             (directory / name).write_text(text)
-        # The agent's import of torch counts against the import limit: a loaded test machine needs longer.
+        # A loaded test machine imports the candidate's files slower than the graders' limit allows for.
         job = {"files": sorted(files), "probes": probes, "import_seconds": IMPORT_SECONDS}
         (directory.parent / f"{directory.name}.json").write_text(json.dumps(job))
         agent_in, judge_out = os.pipe()

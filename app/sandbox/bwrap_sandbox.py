@@ -92,6 +92,11 @@ class Sandbox:
         """Pid of the outermost sandbox process (bubblewrap) on the host."""
         return self._proc.pid
 
+    @property
+    def judge_host_pid(self) -> int:
+        """Pid of the judge process waiting beside the sandbox (outside it) on the host."""
+        return self._judge.host_pid
+
     def alive(self) -> bool:
         """The sandbox's process tree is still there (it may still be preloading)."""
         return self._proc.poll() is None

@@ -109,6 +109,10 @@ class JudgeProcess:
     def alive(self) -> bool:
         return self._proc.poll() is None
 
+    @property
+    def host_pid(self) -> int:
+        return self._proc.pid
+
     def begin(self, job: HarnessJob) -> None:
         """Hand the job over: its input, then the bundle whose judge.py runs."""
         self._max_result_bytes = job.limits.max_result_bytes

@@ -104,6 +104,10 @@ class WarmKeeper:
         """Host pid of the waiting standby's outermost process, if one waits (tests and diagnostics)."""
         return self._standby.host_pid if self._standby is not None else None
 
+    def standby_judge_host_pid(self) -> int | None:
+        """Host pid of the judge waiting beside the standby sandbox, if one waits (tests and diagnostics)."""
+        return self._standby.judge_host_pid if self._standby is not None else None
+
     def _unusable(self, standby: Sandbox, limits: Limits) -> str | None:
         if not standby.alive():
             return "it had stopped"

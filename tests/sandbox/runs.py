@@ -47,12 +47,13 @@ class WarmRuns:
         return outcome
 
     def assert_nothing_left(self) -> None:
-        """Only the next standby lives on: one pid namespace, one workspace, one child of ours."""
+        """Only the next standby lives on: one pid namespace, one workspace, two children of ours (the
+        standby sandbox and the judge waiting beside it)."""
         standby_pid = self.keeper.standby_host_pid()
         assert standby_pid is not None, "no next standby was started"
         inside = [pid for pid in live_sandbox_processes() if pid != standby_pid]
         assert len({_pid_namespace(pid) for pid in inside} - {None}) <= 1, "a process of the job outlived it"
-        assert set(live_children()) <= {standby_pid}
+        assert set(live_children()) <= {standby_pid, self.keeper.standby_judge_host_pid()}
         assert len(list(self.workspace_parent.iterdir())) == 1, "the run's workspace was not removed"
 
 

@@ -111,7 +111,7 @@ def _grade_attempt(attempt_id: int, *, worker_prefix: str, grader: Grader | None
     return "graded"
 
 
-def _grade_and_store(claim: claims.Claim, *, content: dict[str, Any], files: dict[str, str], kind: str,
+def _grade_and_store(claim: claims.Claim, *, content: dict[str, object], files: dict[str, str], kind: str,
                      hints: dict[str, int], reference: Any, version_id: int, grader: Grader | None,
                      token: str) -> GradeOutcome | None:
     """Grade under a heartbeat and store the outcome; the outcome stored, or None when the claim was lost."""

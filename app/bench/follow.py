@@ -121,8 +121,8 @@ class EventStream:
     port: int
     path: str
     headers: dict[str, str]
-    events: list[tuple[float, str, str, dict[str, Any]]] = field(default_factory=list)  # (time, id, kind, data)
-    on_event: Callable[[float, str, str, dict[str, Any]], None] | None = None
+    events: list[tuple[float, str, str, dict[str, object]]] = field(default_factory=list)  # (time, id, kind, data)
+    on_event: Callable[[float, str, str, dict[str, object]], None] | None = None
     closed: threading.Event = field(default_factory=threading.Event)
     status: int | None = None
 
@@ -291,8 +291,8 @@ def measure(*, follow_port: int, type_ports: list[int], setup: Setup, seconds: f
     seen = [0] * len(typists)
     lock = threading.Lock()
 
-    def on_event_for(index: int) -> Callable[[float, str, str, dict[str, Any]], None]:
-        def on_event(now: float, _id: str, kind: str, data: dict[str, Any]) -> None:
+    def on_event_for(index: int) -> Callable[[float, str, str, dict[str, object]], None]:
+        def on_event(now: float, _id: str, kind: str, data: dict[str, object]) -> None:
             if kind != "draft" or data.get("file") != FILE:
                 return
             text = str(data.get("text", ""))

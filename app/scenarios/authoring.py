@@ -132,20 +132,32 @@ def refusal(version: ScenarioVersion) -> str | None:
     return None
 
 
-def shared_tests(report: dict[str, Any] | None) -> list[tuple[str, str]]:
+def _detected(report: dict[str, object] | None) -> dict[str, frozenset[str]]:
+    """Bug id -> the tests that detect it, read from a stored validation report (JSON)."""
+    bugs = (report or {}).get("bugs")
+    out: dict[str, frozenset[str]] = {}
+    for bug in bugs if isinstance(bugs, list) else []:
+        if isinstance(bug, dict) and isinstance(bug.get("id"), str):
+            tests = bug.get("detected_by")
+            listed = tests if isinstance(tests, list) else []
+            out[bug["id"]] = frozenset(t for t in listed if isinstance(t, str))
+    return out
+
+
+def shared_tests(report: dict[str, object] | None) -> list[tuple[str, str]]:
     """(a, b): every test that catches bug a also catches bug b. While b is unfixed, a fix of a changes no
     test, so grading says "cannot tell yet" for a instead of crediting it (app/grading/scoring.py)."""
-    detected = {b["id"]: set(b.get("detected_by") or []) for b in (report or {}).get("bugs", [])}
+    detected = _detected(report)
     return [(a, b) for a, tests in detected.items() for b, others in detected.items()
             if a != b and tests and tests <= others]
 
 
-def credit_warning(report: dict[str, Any] | None) -> str | None:
+def credit_warning(report: dict[str, object] | None) -> str | None:
     """What the version page and a refused publish say when bugs share all their detecting tests."""
     pairs = shared_tests(report)
     if not pairs:
         return None
-    detected = {b["id"]: frozenset(b.get("detected_by") or []) for b in (report or {}).get("bugs", [])}
+    detected = _detected(report)
     same: dict[frozenset[str], list[str]] = {}
     for a, b in pairs:  # bugs caught by exactly the same tests are named once, together
         if detected[a] == detected[b]:

@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import delete, event, select
 from sqlalchemy.exc import IntegrityError
@@ -39,7 +38,7 @@ class StreamEvent:
 
     id: int
     kind: str
-    data: dict[str, Any]
+    data: dict[str, object]
 
 
 def clock_seconds(interview: Interview, moment: datetime | None = None) -> int:
@@ -55,7 +54,7 @@ def lock_interview(session: Session, interview_id: int) -> None:
     session.execute(select(Interview.id).where(Interview.id == interview_id).with_for_update())
 
 
-def append(session: Session, interview_id: int, kind: str, data: dict[str, Any], *, key: str | None = None,
+def append(session: Session, interview_id: int, kind: str, data: dict[str, object], *, key: str | None = None,
            locked: bool = False) -> LiveEvent:
     """Add an event (flushed); the interview's streams are woken when the transaction commits."""
     if kind not in KINDS:
@@ -70,7 +69,7 @@ def append(session: Session, interview_id: int, kind: str, data: dict[str, Any],
     return row
 
 
-def append_once(session: Session, interview_id: int, kind: str, data: dict[str, Any], *, key: str) -> bool:
+def append_once(session: Session, interview_id: int, kind: str, data: dict[str, object], *, key: str) -> bool:
     """Write an event that several streams may write at once (an attempt's new status) and commit.
 
     Exactly one row per (interview, key) exists afterwards; False when another writer was first.

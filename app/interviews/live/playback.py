@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, TypedDict
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -30,16 +30,24 @@ PASTE_EVENTS = ("input.paste", "input.drop")
 GRADED = (AttemptKind.run.value, AttemptKind.submit.value)
 
 
+class Marker(TypedDict):
+    """A moment on the player's timeline: a paste, time away, a Run or Submit, a note, a message."""
+
+    t: float  # ms from the start
+    kind: str
+    label: str
+
+
 @dataclass
 class PlaybackData:
     started_at: datetime | None
     duration_ms: int
     files: dict[str, str]  # where playback starts: the starter files
     steps: list[list[Any]] = field(default_factory=list)  # [t ms, file, "changes" | "text", payload, user event]
-    markers: list[dict[str, Any]] = field(default_factory=list)  # {t, kind, label}
-    runs: list[dict[str, Any]] = field(default_factory=list)  # {t, number, kind, status, score, files}
+    markers: list[Marker] = field(default_factory=list)
+    runs: list[dict[str, object]] = field(default_factory=list)  # {t, number, kind, status, score, files}
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {"started_at": self.started_at.isoformat() if self.started_at else None,
                 "duration_ms": self.duration_ms, "files": self.files, "steps": self.steps,
                 "markers": self.markers, "runs": self.runs}

@@ -18,7 +18,7 @@ import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import anyio
 import orjson
@@ -55,7 +55,7 @@ class Look:
     allowed: bool
     ended: bool = False
     state: str = ""
-    attempts: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # (key, event data)
+    attempts: list[tuple[str, dict[str, object]]] = field(default_factory=list)  # (key, event data)
 
 
 def signed_in_user(request: Request, session: Session) -> User | None:
@@ -75,7 +75,7 @@ def _ended(interview: Interview) -> tuple[bool, str]:
     return state in (State.submitted, State.expired, State.revoked), state.value
 
 
-def attempt_updates(session: Session, interview: Interview) -> list[tuple[str, dict[str, Any]]]:
+def attempt_updates(session: Session, interview: Interview) -> list[tuple[str, dict[str, object]]]:
     """Each Run and Submit's current status (and stage while it runs) as (key, event data)."""
     out = []
     rows = session.scalars(select(Attempt).where(Attempt.interview_id == interview.id, Attempt.kind.in_(GRADED))
@@ -126,7 +126,7 @@ async def with_session(fn: Callable[[Session], T], *, writes: bool = False) -> T
                 await anyio.to_thread.run_sync(session.close)
 
 
-def _log_updates(interview_id: int, updates: list[tuple[str, str, dict[str, Any]]], session: Session) -> None:
+def _log_updates(interview_id: int, updates: list[tuple[str, str, dict[str, object]]], session: Session) -> None:
     for kind, key, data in updates:
         log.append_once(session, interview_id, kind, data, key=key)
 

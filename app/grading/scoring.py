@@ -22,6 +22,9 @@ from app.engine.validator import AGGREGATE_TESTS, ValidationReport
 from app.grading.result import BugResult, BugVerdict, GradeError, TestResult
 
 MAX_WORLD_BUGS = 12  # 2**12 combinations; beyond that only the distinctive-test rule decides
+# Tests whose failure only withholds evidence: the tests that need what failed are not run (so they are no
+# evidence either way); they cannot make another test pass, so such a failure hides no bug.
+GATE_TESTS = frozenset({"general.interface", "training.runs"})
 
 HINT_PENALTY = 0.15  # share of one bug's points lost per hint level used on it
 
@@ -101,6 +104,8 @@ def judge_bugs(matrix: Matrix, observed: dict[str, bool]) -> dict[str, BugVerdic
             verdicts[b] = "not_fixed" if b in surely_present else "cannot_tell"
         return verdicts
     maskable = matrix.maskable()
+    caught = set().union(*matrix.detected_by.values())
+    observed = {t: f for t, f in observed.items() if not (f and t in GATE_TESTS and t not in caught)}
     # Unjudgeable bugs may be present or not: every world lets them be either.
     consistent = [w for w in _worlds(bugs) if _agrees(matrix, w, observed, maskable, explain_all=True)]
     exact = bool(consistent)

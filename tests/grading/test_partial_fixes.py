@@ -23,15 +23,13 @@ CASES = [
 
 
 # Where the remaining bug may hide another bug's own tests, that other bug is "cannot tell yet", never
-# credited. With softmax-over-queries left, heads-merged-without-transpose's own test
-# (attention.random-token-leak) passes, but the starter passes it too with every bug planted, and its
-# other tests are failed by softmax-over-queries as well. In label-trouble the starter passes the own
-# tests of labels-shifted-twice (general.finite-outputs) and padding-counted
-# (loss.padding-matches-shorter): which bug hides them is not measured (no pair run records it).
+# credited. In label-trouble, with logits-scrambled-in-reshape left, the starter passes the own tests of
+# labels-shifted-twice and padding-counted: which bug hides them is not measured (no pair run records it).
+# Since the judge computes the leak probe's and the training run's losses itself, the validation of
+# attention-zoo and label-trouble measures what their starters fail differently, and the states with
+# softmax-over-queries or loss-summed-per-sequence left are told exactly (every other bug fixed).
 CANNOT_TELL = {
-    ("attention-zoo", "softmax-over-queries"): {"heads-merged-without-transpose"},
     ("label-trouble", "logits-scrambled-in-reshape"): {"labels-shifted-twice", "padding-counted"},
-    ("label-trouble", "loss-summed-per-sequence"): {"labels-shifted-twice", "padding-counted"},
 }
 
 

@@ -155,3 +155,11 @@ def test_not_run_tests_are_not_regressions():
 def test_stored_results_without_a_status_derive_it():
     assert TestResult(id="a", component="loss", passed=False).status == "failed"
     assert TestResult(id="a", component="loss", passed=True, applicable=False).status == "not_applicable"
+
+
+def test_a_failed_gate_test_hides_nothing():
+    # the training run crashed: training.runs fails and the tests that need it were not run (absent here);
+    # a crash cannot make another test pass, so the other bugs are judged exactly as without it
+    tests = {"attention.perturb", "equivalence.logits", "equivalence.last", "data.targets", "training.runs"}
+    assert _judge(_matrix(), {"training.runs"}, tests) == {"labels": "fixed", "mask": "fixed", "scale": "fixed"}
+

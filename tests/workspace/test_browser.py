@@ -248,6 +248,8 @@ def test_interview_workspace_refuses_work_after_the_deadline(
     page.get_by_label("New password").fill("late-candidate-password")
     page.get_by_label("Repeat the password").fill("late-candidate-password")
     page.get_by_role("button", name=re.compile("Set password")).click()
+    page.wait_for_url(re.compile(rf".*/invite/interviews/{created['id']}/lobby"))  # the clock starts at Start
+    page.get_by_role("button", name="Start the interview").click()
     page.wait_for_url(re.compile(rf".*/interviews/{created['id']}/workspace$"))
     expect(page.get_by_text("Time left in this interview")).to_be_visible()
     expect(page.locator("#countdown")).to_have_text(re.compile(r"^[45]:\d\d left$"))

@@ -3,7 +3,7 @@
 Interviews are set up in the server's database (an interviewer, candidates, started interviews); each
 candidate signs in through the real form and types into model.py as a person does, in bursts (a key
 every KEY_INTERVAL_S for BURST_S, then a pause of PAUSE_S), saving as the workspace page does in an
-interview (800 ms after the last key, and at most 600 ms after the oldest unsaved one) with the page's
+interview (800 ms after the last key, and at most 450 ms after the oldest unsaved one) with the page's
 `live` report: each key's CodeMirror change set and its age. The interviewer follows every interview
 on GET /api/interviews/{id}/live; a key's latency is from the moment it was typed to the moment a
 `draft` event holding it arrives. Meanwhile OTHER_CLIENTS other clients request a candidate's
@@ -47,7 +47,7 @@ KEY_INTERVAL_S = 0.2  # five characters a second
 BURST_S = (2.0, 5.0)
 PAUSE_S = (1.0, 3.0)
 SAVE_AFTER_LAST_KEY_S = 0.8  # the page's AUTOSAVE_DELAY_MS
-SAVE_AFTER_FIRST_KEY_S = 0.6  # the page's INTERVIEW_MAX_WAIT_MS
+SAVE_AFTER_FIRST_KEY_S = 0.45  # the page's INTERVIEW_MAX_WAIT_MS
 OTHER_CLIENTS = 4
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 

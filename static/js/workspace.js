@@ -189,7 +189,7 @@
 
   // In an interview the interviewer may be following: a save goes at most INTERVIEW_MAX_WAIT_MS after the
   // oldest unsaved change, even while the typing goes on (followers see the text within about a second).
-  var INTERVIEW_MAX_WAIT_MS = 600, firstUnsaved = 0;
+  var INTERVIEW_MAX_WAIT_MS = 450, firstUnsaved = 0;
   function scheduleSave() {
     setStatus("Unsaved changes");
     clearTimeout(saveTimer);

@@ -36,7 +36,10 @@ def test_unreachable_broker_leaves_attempts_queued_and_app_running(
             session.commit()
 
 
-def test_without_broker_the_local_pool_runs_with_one_worker_per_core(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_broker_the_local_pool_runs_with_one_worker_per_core(
+    app_db: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # app_db: the pool's sweepers query the job tables as soon as it starts
     monkeypatch.setattr(get_settings(), "broker_url", "")
     monkeypatch.setattr(get_settings(), "worker_concurrency", 0)
     monkeypatch.setattr("app.attempts.recovery.recover_on_start", lambda *, enqueue: [])

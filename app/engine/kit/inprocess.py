@@ -10,7 +10,7 @@ import os
 
 from .agent import Agent, import_candidate
 from .client import CandidateError
-from .judge import clean, judge
+from .judge import judge, write_result
 
 
 class InProcessClient:
@@ -40,7 +40,5 @@ def main(register, names, measure, *, schema, view=None):
         register(agent)
     with open(os.environ["DOJO_INPUT"], encoding="utf-8") as fh:
         job = json.load(fh)
-    result = judge(InProcessClient(agent), job, measure, schema=schema, view=view)
-    with open(os.path.join(os.environ["DOJO_OUT"], "result.json"), "w", encoding="utf-8") as fh:
-        json.dump(clean(result), fh, allow_nan=False)
+    write_result(os.environ["DOJO_OUT"], judge(InProcessClient(agent), job, measure, schema=schema, view=view))
     return 0

@@ -72,7 +72,8 @@ def run_probes(session, probes, *, selected=None):
     return out, seconds
 
 
-def _write(out_dir, result):
+def write_result(out_dir, result):
+    """result.json in out_dir, strict JSON, written atomically."""
     path = os.path.join(out_dir, RESULT_NAME)
     tmp = path + ".tmp"
     with open(tmp, "w", encoding="utf-8") as fh:
@@ -138,7 +139,7 @@ def main(measure, *, schema, view=None):
     except AgentGone:
         return EXIT_AGENT_GONE
     client.bye()
-    _write(os.environ[JUDGE_OUT_VAR], result)
+    write_result(os.environ[JUDGE_OUT_VAR], result)
     return 0
 
 

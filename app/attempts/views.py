@@ -13,6 +13,7 @@ from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 from typing_extensions import TypedDict  # what pydantic needs to describe one on Python 3.11
 
+from app.attempts import numbers
 from app.attempts.models import Attempt
 from app.attempts.points import points
 from app.coaching import service as coaching_service
@@ -150,6 +151,7 @@ class AttemptBody(TypedDict):
     """GET /api/attempts/{id}; the NotRequired keys are for interviewers and admins only."""
 
     id: int
+    number: int  # its number in its workspace (1, 2, 3 … over every kind), as pages name it: "Run 3"
     scenario: str
     version: int
     kind: str
@@ -203,11 +205,11 @@ def candidate_tests(tests: list[TestResult]) -> list[ShownTest]:
     return shown
 
 
-def _plural(count: int, word: str) -> str:
+def plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
-def _by_component(tests: list[TestResult]) -> str:
+def by_component(tests: list[TestResult]) -> str:
     """ "2 in Attention, 1 in Loss": counts by component in the components' order, never a test's id."""
     counts: dict[str, int] = {}
     for test in tests:
@@ -231,9 +233,9 @@ def verdict_of(attempt: Attempt, result: GradeResult | None) -> ShownVerdict:
         if not failed and not not_run:
             return ShownVerdict(status="passed", checks="public",
                                 summary=f"Public checks pass ({len(public)} of {len(public)}). {RUN_CHECKS_NOTE}")
-        parts = [f"{_plural(len(failed), 'public check')} failed ({_by_component(failed)})"] if failed else []
+        parts = [f"{plural(len(failed), 'public check')} failed ({by_component(failed)})"] if failed else []
         if not_run:
-            parts.append(f"{_plural(len(not_run), 'public check')} not run ({_by_component(not_run)})")
+            parts.append(f"{plural(len(not_run), 'public check')} not run ({by_component(not_run)})")
         return ShownVerdict(status="failed", checks="public", summary="; ".join(parts) + ". " + RUN_CHECKS_NOTE)
     if attempt.kind != "submit":
         return ShownVerdict(status=status, checks="", summary="")
@@ -242,9 +244,9 @@ def verdict_of(attempt: Attempt, result: GradeResult | None) -> ShownVerdict:
     if status == "passed":
         return ShownVerdict(status=status, checks="all",
                             summary=f"All {len(result.tests)} checks pass, hidden ones included.")
-    parts = [f"{_plural(len(failed), 'check')} failed: {_by_component(failed)}"] if failed else []
+    parts = [f"{plural(len(failed), 'check')} failed: {by_component(failed)}"] if failed else []
     if not_run:
-        parts.append(f"{_plural(len(not_run), 'check')} not run: {_by_component(not_run)}")
+        parts.append(f"{plural(len(not_run), 'check')} not run: {by_component(not_run)}")
     return ShownVerdict(status=status, checks="all", summary="; ".join(parts) + ".")
 
 
@@ -293,6 +295,7 @@ def attempt_view(*, session: Session, attempt: Attempt, viewer: User) -> Attempt
     graded_submit = attempt.kind == "submit" and result is not None and verdict["status"] in ("passed", "failed")
     view = AttemptBody(
         id=attempt.id,
+        number=numbers.number_of(session=session, attempt=attempt),
         scenario=slug,
         version=version_number,
         kind=attempt.kind,

@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app.attempts import numbers
 from app.attempts.models import Attempt
 from app.coaching.composer import read_notes
 from app.coaching.evidence import Evidence, evidence_for
@@ -29,6 +30,8 @@ KEY_METHODS = ("unit-test-per-module", "overfit-one-batch", "baseline-comparison
 @dataclass(frozen=True)
 class SubmitLine:
     attempt_id: int
+    number: int  # the Submit's number in its workspace ("Submit 4"), as the candidate's History shows it
+    version: int  # the challenge version it was made on: numbers start again on a new version
     at: datetime
     status: str
     fixed: tuple[int, int] | None
@@ -41,6 +44,7 @@ class CoachingReport:
     submits: list[SubmitLine] = field(default_factory=list)
     runs: int = 0
     scratch_runs: int = 0
+    versions: int = 1  # how many challenge versions the attempts span (the table names them when more than one)
     strengths: list[str] = field(default_factory=list)
     verified: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
@@ -59,6 +63,10 @@ def build_report(*, session: Session, title: str, attempts: list[Attempt]) -> Co
     """The report over these attempts (one candidate, one challenge), oldest first."""
     report = CoachingReport(title=title)
     attempts = sorted(attempts, key=lambda a: a.id)
+    # practice_attempts and interview_attempts hold every attempt of each workspace they touch: count in memory.
+    numbered = numbers.numbers_in_full(attempts)
+    version_numbers = _version_numbers(session, {a.scenario_version_id for a in attempts})
+    report.versions = len(version_numbers)
     report.runs = sum(a.kind == "run" for a in attempts)
     report.scratch_runs = sum(a.kind == "scratch" for a in attempts)
     methods: dict[str, str] = {}
@@ -79,9 +87,10 @@ def build_report(*, session: Session, title: str, attempts: list[Attempt]) -> Co
         result = GradeResult.from_stored(attempt.result)
         evidence = evidence_for(attempt_kind="submit", status=attempt.status, result=result, error=None, facts=facts)
         if attempt.status in ("passed", "failed", "error"):
-            report.submits.append(SubmitLine(attempt.id, _aware(attempt.created_at), attempt.status,
-                                             evidence.fixed_count(), tuple(COMPONENT_NAMES[c]
-                                                                           for c in evidence.components_failing)))
+            report.submits.append(SubmitLine(
+                attempt.id, numbered[attempt.id], version_numbers.get(attempt.scenario_version_id, 0),
+                _aware(attempt.created_at), attempt.status, evidence.fixed_count(),
+                tuple(COMPONENT_NAMES[c] for c in evidence.components_failing)))
             last_evidence = evidence
             submits_without_run += not since_submit_ran
         since_submit_ran = False
@@ -141,6 +150,15 @@ def _fill(report: CoachingReport, methods: dict[str, str], supported: dict[str, 
             report.practise.append(METHOD_SUGGESTIONS[method])
     if not report.practise:
         report.practise.append("Try a harder challenge, and write down the check behind each fix as you go.")
+
+
+def _version_numbers(session: Session, version_ids: set[int]) -> dict[int, int]:
+    """version id -> its number within the challenge (v1, v2 …)."""
+    if not version_ids:
+        return {}
+    rows = session.execute(select(ScenarioVersion.id, ScenarioVersion.version)
+                           .where(ScenarioVersion.id.in_(version_ids))).all()
+    return {row.id: row.version for row in rows}
 
 
 def practice_attempts(*, session: Session, user_id: int, slug: str) -> list[Attempt]:

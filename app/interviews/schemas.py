@@ -85,6 +85,8 @@ class BugVerdictOut(BaseModel):
 
 class AttemptOut(BaseModel):
     id: int
+    number: int = Field(default=0, description="The attempt's number in the interview (1, 2, 3 … over every kind, "
+                        "scratch runs too): what the pages call Run 3 or Submit 4. `id` stays the key for URLs.")
     kind: str
     status: str
     score: float | None = Field(description="The score as a fraction, 0 to 1 (kept for older clients; read `points`).")

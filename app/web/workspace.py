@@ -18,6 +18,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 from starlette.responses import Response
 
+from app.attempts import numbers
 from app.attempts.etag import form_key_of, if_none_match, not_modified, panel_etag, with_validator
 from app.attempts.models import Attempt, AttemptKind
 from app.auth.deps import CurrentUser, SessionDep
@@ -36,6 +37,7 @@ from app.web.markdown import render_markdown
 from app.workspace import drafts, hints, history
 from app.workspace.context import Workspace, open_interview_workspace, open_workspace
 from app.workspace.hints import HintOffer, ShownHint
+from app.workspace.history import HistoryRow
 from app.workspace.models import Draft
 from app.workspace.results import ResultsView, build_view
 
@@ -81,6 +83,7 @@ class NewestAttempt:
 
     id: int
     kind: str
+    number: int  # its number in the workspace, which the notice reads ("A newer run, Run 4, …")
 
 
 def newest_attempt(session: Session, ws: Workspace, panel: str) -> NewestAttempt | None:
@@ -91,12 +94,16 @@ def newest_attempt(session: Session, ws: Workspace, panel: str) -> NewestAttempt
             Attempt.user_id == ws.user.id, Attempt.scenario_version_id == ws.version.id, scope,
             Attempt.kind.in_(PANEL_KINDS[panel]))
         .order_by(Attempt.id.desc()).limit(1)).first()
-    return NewestAttempt(id=row.id, kind=row.kind) if row else None
+    if row is None:
+        return None
+    number = numbers.number_at(session=session, user_id=ws.user.id, version_id=ws.version.id,
+                               interview_id=ws.interview_id, attempt_id=row.id)
+    return NewestAttempt(id=row.id, kind=row.kind, number=number)
 
 
-def newest_in(attempts: list[Attempt], panel: str) -> NewestAttempt | None:
-    found = latest(attempts, *PANEL_KINDS[panel])
-    return NewestAttempt(id=found.id, kind=found.kind) if found else None
+def newest_in(rows: list[HistoryRow], panel: str) -> NewestAttempt | None:
+    found = next((r for r in rows if r.attempt.kind in PANEL_KINDS[panel]), None)
+    return NewestAttempt(id=found.attempt.id, kind=found.attempt.kind, number=found.number) if found else None
 
 
 @dataclass(frozen=True)
@@ -116,8 +123,7 @@ class WorkspacePage(PageContext):
     console: ResultsView | None
     newest_results: NewestAttempt | None
     newest_console: NewestAttempt | None
-    attempts: list[Attempt]
-    history_status: dict[int, str]  # History's status of each attempt (a Run's is its public checks')
+    history: list[HistoryRow]  # History's lines, newest first: numbered, a Run's status its public checks'
     hint_offer: HintOffer | None
     hints_shown: list[ShownHint]
     ends_at: datetime
@@ -137,6 +143,8 @@ def page_context(request: Request, session: Session, ws: Workspace, *, attempt_i
     """Everything the workspace page shows (also the base for each fragment)."""
     draft = drafts.load_draft(session=session, ws=ws)
     attempts = history.attempts_in(session=session, ws=ws)
+    rows = history.history_rows(session=session, attempts=attempts)
+    numbered = {r.attempt.id: r.number for r in rows}
     shown = own_attempt(session, ws, attempt_id) if attempt_id else latest(attempts, "run", "submit")
     if shown is not None and shown.kind == AttemptKind.scratch.value:
         shown = latest(attempts, "run", "submit")
@@ -154,12 +162,11 @@ def page_context(request: Request, session: Session, ws: Workspace, *, attempt_i
         active_file=active_file if active_file in files else files[0],
         scratch_file=SCRATCH_FILE,
         questions=ws.package.questions,
-        results=view_of(session, shown, ws),
-        console=view_of(session, scratch, ws),
-        newest_results=newest_in(attempts, "results"),
-        newest_console=newest_in(attempts, "console"),
-        attempts=attempts,
-        history_status=history.shown_statuses(attempts),
+        results=view_of(session, shown, ws, numbered),
+        console=view_of(session, scratch, ws, numbered),
+        newest_results=newest_in(rows, "results"),
+        newest_console=newest_in(rows, "console"),
+        history=rows,
         hint_offer=hints.next_offer(session=session, ws=ws),
         hints_shown=hints.shown_hints(session=session, ws=ws),
         ends_at=ws.deadline or (started + ws.time_limit),
@@ -174,8 +181,13 @@ def page_context(request: Request, session: Session, ws: Workspace, *, attempt_i
     )
 
 
-def view_of(session: Session, attempt: Attempt | None, ws: Workspace) -> ResultsView | None:
-    return build_view(session=session, attempt=attempt, staff=is_staff(ws.user)) if attempt else None
+def view_of(session: Session, attempt: Attempt | None, ws: Workspace,
+            numbered: dict[int, int] | None = None) -> ResultsView | None:
+    """The attempt's panel; `numbered` (attempt id -> number) saves counting when History already did."""
+    if attempt is None:
+        return None
+    return build_view(session=session, attempt=attempt, staff=is_staff(ws.user),
+                      number=(numbered or {}).get(attempt.id))
 
 
 @router.get("/challenges/{slug}", name="challenge_page")
@@ -237,7 +249,7 @@ def render_panel(request: Request, session: Session, ws: Workspace, attempt: Att
         refresh_history = view is not None and not view.in_flight
     if refresh_history:
         attempts = history.attempts_in(session=session, ws=ws)
-        context.update(refresh_history=True, attempts=attempts, history_status=history.shown_statuses(attempts),
+        context.update(refresh_history=True, history=history.history_rows(session=session, attempts=attempts),
                        hint_offer=hints.next_offer(session=session, ws=ws),
                        hints_shown=hints.shown_hints(session=session, ws=ws), time_is_up=ws.time_is_up())
     return render(request, PAGE, context, block=f"{block}_body")
@@ -250,12 +262,13 @@ def attempt_diff(request: Request, slug: str, attempt_id: RowIdPath, user: Curre
     ws = workspace_for(session, user, slug, interview)
     attempt = own_attempt(session, ws, attempt_id)
     previous = history.previous_attempt(session=session, ws=ws, attempt=attempt)
-    if against == "previous" and previous is not None:
-        base, base_label = previous.files, f"attempt #{previous.id}"
+    shown = history.diff_heading(session=session, attempt=attempt, previous=previous)
+    if against == "previous" and shown.previous is not None:
+        base, base_label = shown.previous.attempt.files, shown.previous.name
     else:
         against, base, base_label = "starter", drafts.starter_files(ws), "the starter"
     names = tuple(n for n in drafts.editable_files(ws) if n in attempt.files or n in base)
-    context = {"ws": ws, "attempt": attempt, "previous": previous, "against": against, "base_label": base_label,
+    context = {"ws": ws, "attempt": attempt, "shown": shown, "against": against, "base_label": base_label,
                "diffs": history.diff_files(base, attempt.files, names),
                "query": {"interview": ws.interview_id} if ws.interview else {}, "title": ws.version.title}
     return render(request, "workspace/diff.html", context)

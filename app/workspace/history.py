@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app.attempts import numbers
 from app.attempts.models import Attempt
 from app.attempts.views import verdict_of
 from app.grading.result import GradeResult
@@ -50,9 +51,51 @@ def shown_statuses(attempts: list[Attempt]) -> dict[int, str]:
             else a.status for a in attempts}
 
 
+@dataclass(frozen=True)
+class HistoryRow:
+    """One line of History: the attempt, its number in this workspace and the status it shows."""
+
+    attempt: Attempt
+    number: int
+    status: str  # a Run's is its public checks' (shown_statuses)
+
+    @property
+    def name(self) -> str:
+        return numbers.attempt_name(self.attempt.kind, self.number)
+
+    @property
+    def public_checks_only(self) -> bool:
+        """A graded Run: its status speaks for the public checks alone (History says so beside it)."""
+        return self.attempt.kind == "run" and self.status in ("passed", "failed")
+
+
+def history_rows(*, session: Session, attempts: list[Attempt]) -> list[HistoryRow]:
+    """History's lines for attempts_in's list (newest first), numbered as people read them."""
+    numbered = numbers.numbers_of(session=session, newest_first=attempts)
+    statuses = shown_statuses(attempts)
+    return [HistoryRow(attempt=a, number=numbered[a.id], status=statuses[a.id]) for a in attempts]
+
+
 def previous_attempt(*, session: Session, ws: Workspace, attempt: Attempt) -> Attempt | None:
     """The attempt made just before this one in the same workspace (any kind)."""
     return next((a for a in attempts_in(session=session, ws=ws) if a.id < attempt.id), None)
+
+
+@dataclass(frozen=True)
+class DiffHeading:
+    """The diff page's two sides, named as History names them."""
+
+    attempt: HistoryRow
+    previous: HistoryRow | None
+
+
+def diff_heading(*, session: Session, attempt: Attempt, previous: Attempt | None) -> DiffHeading:
+    number = numbers.number_of(session=session, attempt=attempt)
+    statuses = shown_statuses([attempt, *([previous] if previous else [])])
+    return DiffHeading(
+        attempt=HistoryRow(attempt=attempt, number=number, status=statuses[attempt.id]),
+        # the attempt made just before, in the same workspace: one number lower
+        previous=HistoryRow(attempt=previous, number=number - 1, status=statuses[previous.id]) if previous else None)
 
 
 def diff_file(name: str, old: str, new: str) -> FileDiff:

@@ -16,8 +16,10 @@ from datetime import datetime, timedelta
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from app.attempts import numbers
 from app.attempts.models import Attempt, AttemptStatus
 from app.attempts.points import POINTS_TOTAL, points
+from app.attempts.staff_verdict import hidden_note
 from app.attempts.views import COMPONENT_TITLES, ShownTest, ShownVerdict, candidate_tests, verdict_of
 from app.coaching import service as coaching_service
 from app.coaching.tip import ShownTip
@@ -119,12 +121,16 @@ class ResultsView:
     attempt: Attempt
     status_label: str
     in_flight: bool
+    number: int  # the attempt's number in its workspace ("Run 3"), never its database id
     progress: Progress | None = None
     error: GradeError | None = None
     error_location: tuple[str, int] | None = None
     error_title: str = ""
     error_text: str = ""  # the message without the place the link names
     verdict: ShownVerdict | None = None
+    # Staff only, for a Run: what its hidden checks found (the candidate's verdict reads the public ones, while
+    # the staff table lists every check, so the line between them says why a "Passed" sits above failures).
+    hidden_note: str = ""
     score: ScoreView | None = None  # a graded Submit
     training_error: Located | None = None
     components: list[ComponentRow] = field(default_factory=list)
@@ -140,6 +146,11 @@ class ResultsView:
     @property
     def keep_polling(self) -> bool:
         return self.in_flight or self.awaiting_tips
+
+    @property
+    def name(self) -> str:
+        """"Run 3", "Submit 4", "Scratch run 5"."""
+        return numbers.attempt_name(self.attempt.kind, self.number)
 
 
 def queue_position(*, session: Session, attempt: Attempt) -> int:
@@ -180,10 +191,12 @@ def progress_of(*, session: Session, attempt: Attempt) -> Progress:
     return Progress(text)
 
 
-def build_view(*, session: Session, attempt: Attempt, staff: bool) -> ResultsView:
-    """The panel for one attempt: progress while it waits or runs, the verdicts afterwards."""
+def build_view(*, session: Session, attempt: Attempt, staff: bool, number: int | None = None) -> ResultsView:
+    """The panel for one attempt: progress while it waits or runs, the verdicts afterwards. `number` is the
+    attempt's number in its workspace when the caller knows it (else it is counted here)."""
     view = ResultsView(attempt=attempt, status_label=STATUS_LABELS.get(attempt.status, attempt.status),
-                       in_flight=attempt.status in ("queued", "running"))
+                       in_flight=attempt.status in ("queued", "running"),
+                       number=number if number is not None else numbers.number_of(session=session, attempt=attempt))
     if view.in_flight:
         view.progress = progress_of(session=session, attempt=attempt)
         return view
@@ -210,6 +223,8 @@ def build_view(*, session: Session, attempt: Attempt, staff: bool) -> ResultsVie
             places = [] if staff else _raised_at(result.tests, component)
             view.components.append(_component_row(component, tests, staff, places))
     view.regressions = _regressions(result, staff)
+    if staff and view.verdict["checks"] == "public":
+        view.hidden_note = hidden_note(stored_status=attempt.status, result=result)
     view.score = score_view(attempt, result)
     if result.training is not None:
         view.training = result.training

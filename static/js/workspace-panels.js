@@ -28,6 +28,8 @@
   var WAITING_DELAY_PER_AHEAD_MS = 1000;
   var GROWTH = 1.5;
   var KIND_NAMES = { run: "run", submit: "submission", scratch: "scratch run" };
+  // How the pages name an attempt: "Run 3", "Submit 4" (its number in this workspace, never its id).
+  var KIND_TITLES = { run: "Run", submit: "Submit", scratch: "Scratch run" };
 
   // How many attempts wait ahead of the one shown (the fragment's data-ahead, see _panel_attrs.html).
   function ahead(element) {
@@ -118,6 +120,7 @@
     if (spec.starts && id > before && this.options.channel) {
       this.options.channel.postMessage({
         panel: this.options.name, id: id, kind: incoming.dataset.kind, url: incoming.dataset.panelUrl,
+        number: Number(incoming.dataset.number) || 0,
       });
     }
   };
@@ -136,7 +139,9 @@
     if (!body) return;
     this.known = Math.max(this.known, Number(body.dataset.attempt) || 0);
     var newest = Number(body.dataset.newest) || 0;
-    if (newest > this.known) this.announce(newest, body.dataset.newestKind, body.dataset.newestUrl);
+    if (newest > this.known) {
+      this.announce(newest, body.dataset.newestKind, body.dataset.newestUrl, Number(body.dataset.newestNumber) || 0);
+    }
     else if (this.announced && this.announced <= this.known) this.clearNotice();
     if (body.dataset.poll === "yes" && !this.busy) this.schedule();
   };
@@ -242,17 +247,18 @@
 
   Panel.prototype.heard = function (message) {
     if (message && message.panel === this.options.name && message.id > this.known) {
-      this.announce(message.id, message.kind, message.url);
+      this.announce(message.id, message.kind, message.url, message.number || 0);
     }
   };
 
-  Panel.prototype.announce = function (id, kind, url) {
+  Panel.prototype.announce = function (id, kind, url, number) {
     var self = this;
     var notice = document.getElementById(this.options.noticeId);
     if (!notice || !url || id === this.announced) return;
     this.announced = id;
     var text = document.createElement("p");
-    text.textContent = "A newer " + (KIND_NAMES[kind] || "attempt") + " #" + id +
+    var name = number ? ", " + (KIND_TITLES[kind] || "Attempt") + " " + number + "," : "";
+    text.textContent = "A newer " + (KIND_NAMES[kind] || "attempt") + name +
       " was started in another tab or on another device. ";
     var show = document.createElement("button");
     show.type = "button";

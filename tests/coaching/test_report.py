@@ -137,3 +137,18 @@ def test_interview_report_follows_the_interview_access_rule_after_a_demotion(
         assert "1 submit(s)" not in refused.text
     assert _client(web_app, reviewer).get(report_path).status_code == 404
     assert _client(web_app, candidate).get(report_path).status_code == 200  # its candidate still reads it
+
+
+def test_the_report_names_each_submit_by_its_number_in_the_practice_not_its_id(
+    web_app: FastAPI, db: Session, make_account: Callable[..., Account]
+) -> None:
+    someone_else, me = make_account("candidate"), make_account("candidate")
+    version = factories.builtin_version(db, "leaky-mask")
+    # Another user's attempts first, so database ids and per-challenge numbers differ.
+    for _ in range(3):
+        factories.attempt(db, owner=someone_else.user, version=version, result=graded("leaky-mask", "starter").result)
+    _practice(db, me)  # a Run, then two Submits: attempts 1, 2 and 3 of this practice
+    page = _client(web_app, me).get("/coaching/challenges/leaky-mask/report")
+    rows = html.unescape(page.text).split("<tbody>", 1)[1].split("</tbody>", 1)[0]
+    assert "<td>Submit 2</td>" in rows and "<td>Submit 3</td>" in rows, rows
+    assert "#" not in rows and "(version" not in rows  # one version: no version named

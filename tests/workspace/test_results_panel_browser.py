@@ -106,7 +106,20 @@ def expect_final(page: Any, attempt_id: int, kind: str = "Submit") -> None:
     status = body.get_attribute("data-status")
     assert status in FINAL, status
     expect(body.locator(".verdict-label")).to_have_text(status)
-    expect(body).to_contain_text(f"{kind} #{attempt_id}")
+    # Named by its number in the workspace, never by its database id.
+    expect(body.locator(".attempt-name")).to_contain_text(f"{kind} {body.get_attribute('data-number')} ·")
+    expect(body).not_to_contain_text(f"#{attempt_id}")
+
+
+def name_of(server: LiveServer, attempt_id: int) -> str:
+    """ "Run 3": how the pages name an attempt, counted from the database as app/attempts/numbers.py does."""
+    with sqlite3.connect(server.data_dir / "dojo.sqlite3") as db:
+        kind, user, version, interview = db.execute(
+            "select kind, user_id, scenario_version_id, interview_id from attempts where id = ?",
+            (attempt_id,)).fetchone()
+        number = db.execute("select count(*) from attempts where user_id = ? and scenario_version_id = ?"
+                            " and interview_id is ? and id <= ?", (user, version, interview, attempt_id)).fetchone()[0]
+    return f"{ {'run': 'Run', 'submit': 'Submit', 'scratch': 'Scratch run'}[kind] } {number}"
 
 
 def submissions(server: LiveServer) -> int:
@@ -129,7 +142,7 @@ def test_run_then_submit_ends_on_the_submits_verdict(server: LiveServer, context
     shown = page.evaluate("() => window.shownAttempts")
     assert str(submit) in shown and set(shown[shown.index(str(submit)):]) == {str(submit)}, shown
     # The Run was graded first (one grading at a time) and History lists both; the panel stays on the Submit.
-    expect(page.locator("#history-body")).to_contain_text(f"Results of #{run}")
+    expect(page.locator("#history-body")).to_contain_text(f"Results of {name_of(server, run)}")
     assert page.locator("#results-body").get_attribute("data-attempt") == str(submit)
 
 
@@ -165,18 +178,18 @@ def test_submit_in_two_tabs_and_on_another_device(
     # The second tab of the same browser is told at once; the other device at its next poll of its run.
     for page in (second, device):
         newer = page.locator("#results-newer")
-        expect(newer).to_contain_text(f"A newer submission #{submit} was started in another tab",
+        expect(newer).to_contain_text(f"A newer submission, {name_of(server, submit)}, was started in another tab",
                                       timeout=GRADING_TIMEOUT_MS)
         newer.get_by_role("button", name="Show it").click()
     for page in (first, second, device):
         expect_final(page, submit)
-    expect(device.locator("#history-body")).to_contain_text(f"Results of #{run}")
+    expect(device.locator("#history-body")).to_contain_text(f"Results of {name_of(server, run)}")
     device_context.close()
 
     # Now the second tab submits; the first is told and follows when asked.
     again = click_and_get_attempt(second, "Submit")
     assert again > submit
-    expect(first.locator("#results-newer")).to_contain_text(f"A newer submission #{again}")
+    expect(first.locator("#results-newer")).to_contain_text(f"A newer submission, {name_of(server, again)},")
     first.locator("#results-newer").get_by_role("button", name="Show it").click()
     for page in (first, second):
         expect_final(page, again)

@@ -114,7 +114,7 @@ def test_a_run_is_judged_by_the_checks_it_shows_and_a_submit_counts_hidden_failu
     expect(results).to_contain_text("Public checks pass (2 of 2). Submit runs the hidden checks.")
     expect(results).not_to_contain_text("Failed")
     history = page.locator("#history-body")
-    row = history.get_by_role("row").filter(has=page.get_by_role("cell", name=str(run_id), exact=True))
+    row = history.get_by_role("row").filter(has=page.get_by_role("link", name="Results of Run 1", exact=True))
     expect(row).to_contain_text("passed (public checks)")
     api = page.request.get(f"{server.url}/api/attempts/{run_id}").json()
     assert api["status"] == "passed" and api["verdict"]["checks"] == "public", api["verdict"]

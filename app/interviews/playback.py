@@ -8,9 +8,9 @@ from datetime import datetime, timedelta
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.attempts.models import Attempt
 from app.core.db import as_utc
 from app.interviews.models import Interview
+from app.interviews.record import AttemptEntry
 from app.workspace.models import Draft, DraftSnapshot, scope_for
 
 # Snapshots are taken when an attempt is created; its row may be written a moment later.
@@ -30,6 +30,8 @@ class Marker:
     frame: int
     attempt_number: int
     kind: str
+    name: str  # "Run 3", as History and the review name it
+    verdict: str  # the review's wording: a Run's public checks, its hidden ones beside (StaffVerdict.text)
 
 
 @dataclass
@@ -49,9 +51,9 @@ class Playback:
 
 
 def build_playback(
-    *, session: Session, interview: Interview, attempts: list[tuple[int, Attempt]], at: int | None,
+    *, session: Session, interview: Interview, attempts: list[AttemptEntry], at: int | None,
 ) -> Playback:
-    """Frames of the interview's drafts, the attempts (number, row) placed on them, and frame `at` loaded."""
+    """Frames of the interview's drafts, the attempts placed on them, and frame `at` loaded."""
     start = as_utc(interview.started_at) if interview.started_at else None
     rows = session.execute(
         select(DraftSnapshot.id, DraftSnapshot.taken_at).join(Draft, Draft.id == DraftSnapshot.draft_id)
@@ -61,11 +63,12 @@ def build_playback(
     frames = [Frame(index=n, snapshot_id=row.id, taken_at=as_utc(row.taken_at),
                     offset=as_utc(row.taken_at) - start if start else None) for n, row in enumerate(rows)]
     markers = []
-    for number, attempt in attempts:
-        moment = as_utc(attempt.created_at) + ATTEMPT_TOLERANCE
+    for entry in attempts:
+        moment = as_utc(entry.attempt.created_at) + ATTEMPT_TOLERANCE
         before = [f.index for f in frames if f.taken_at <= moment]
         if before:
-            markers.append(Marker(frame=before[-1], attempt_number=number, kind=attempt.kind))
+            markers.append(Marker(frame=before[-1], attempt_number=entry.number, kind=entry.attempt.kind,
+                                  name=entry.name, verdict=entry.verdict.text))
     playback = Playback(frames=frames, markers=markers)
     if frames:
         playback.index = len(frames) - 1 if at is None else max(0, min(at, len(frames) - 1))

@@ -13,7 +13,9 @@ from datetime import datetime, timedelta
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app.attempts import numbers
 from app.attempts.models import Attempt, AttemptKind
+from app.attempts.staff_verdict import StaffVerdict, staff_verdict
 from app.coaching import service as coaching_service
 from app.coaching.tip import ShownTip
 from app.core.db import as_utc
@@ -35,17 +37,24 @@ CELL_LABELS = {"fixed": "fixed", "not_fixed": "not fixed", "cannot_tell": "canno
 @dataclass
 class AttemptEntry:
     attempt: Attempt
-    number: int  # 1-based, in time order, over every kind
+    number: int  # 1-based, in time order, over every kind: the candidate's History numbers it the same
     offset: timedelta | None  # since the interview started
     result: GradeResult | None
+    verdict: StaffVerdict  # a Run's is its public checks' (as the candidate read it) with its hidden checks beside
     tips: list[ShownTip]
     diff_previous: list[FileDiff]
     previous_number: int | None
     diff_starter: list[FileDiff]
+    previous_name: str | None = None  # "Submit 2": the attempt just before, named as the pages name it
 
     @property
     def graded(self) -> bool:
         return self.attempt.kind in GRADED
+
+    @property
+    def name(self) -> str:
+        """ "Run 3", "Submit 4", "Scratch run 5"."""
+        return numbers.attempt_name(self.attempt.kind, self.number)
 
     def cell(self, bug_id: str) -> str:
         """fixed | not_fixed | cannot_tell | not_verifiable | none (no verdict: queued, running or errored
@@ -146,12 +155,14 @@ def build_record(*, session: Session, interview: Interview, with_details: bool =
         files = {k: str(v) for k, v in attempt.files.items()}
         before = {k: str(v) for k, v in previous.files.items()} if previous else dict(package.starter_files)
         names = tuple(sorted(set(files) | set(before)))
+        result = GradeResult.from_stored(attempt.result)
         record.attempts.append(AttemptEntry(
             attempt=attempt, number=number, offset=offset_from(interview.started_at, attempt.created_at),
-            result=GradeResult.from_stored(attempt.result),
+            result=result, verdict=staff_verdict(attempt, result),
             tips=coaching_service.tips_of(session=session, attempt_id=attempt.id) if with_details else [],
             diff_previous=diff_files(before, files, names) if with_details else [],
             previous_number=number - 1 if previous else None,
+            previous_name=numbers.attempt_name(previous.kind, number - 1) if previous else None,
             diff_starter=diff_files(dict(package.starter_files), files, names) if with_details else [],
         ))
         previous = attempt

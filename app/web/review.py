@@ -89,11 +89,11 @@ def review_context(
         rubric=reviews.rubric(session=session),
         decisions=reviews.DECISION_LABELS,
         playback=build_playback(session=session, interview=interview,
-                                attempts=[(e.number, e.attempt) for e in record.attempts], at=at),
+                                attempts=record.attempts, at=at),
         can_manage=access.can_manage(user, interview),
         reviewers=access.reviewers_of(session=session, interview=interview),
         deadline=deadline(interview),
-        panels={e.attempt.id: results.build_view(session=session, attempt=e.attempt, staff=True)
+        panels={e.attempt.id: results.build_view(session=session, attempt=e.attempt, staff=True, number=e.number)
                 for e in record.attempts if e.graded} if details else {},
         live=live_view(session=session, interview=interview, user=user),
     )

@@ -130,11 +130,15 @@
       attemptList.appendChild(item);
     }
     var kind = data.kind.charAt(0).toUpperCase() + data.kind.slice(1);
-    var text = kind + " " + data.number + " · " + data.status;
+    // The server words the verdict as the review does (a Run's public checks, its hidden ones beside).
+    var text = kind + " " + data.number + " · " + (data.verdict || data.status);
     if (data.progress) text += " · " + data.progress;
-    if (data.score !== null && data.score !== undefined) text += " · " + Math.round(data.score * 100) + " points";
+    // Points are what a Submit scores (a Run's stored score stays in the event, as the contract has it).
+    if (data.kind === "submit" && data.score !== null && data.score !== undefined) {
+      text += " · " + Math.round(data.score * 1000) / 10 + " points";
+    }
     item.textContent = text;
-    item.className = "attempt-" + data.status;
+    item.className = "attempt-" + (data.shown_status || data.status);
   }
 
   // ---- The stream ----

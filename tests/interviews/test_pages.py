@@ -74,7 +74,7 @@ def test_owner_sees_timeline_attempts_hints_signals_and_playback(
     row = text.split(package.bugs[0].title, 1)[1].split("</tr>", 1)[0]
     assert row.index("cell-not_fixed") < row.index("cell-fixed")
     assert "cell-not_verifiable" in text.split(package.bugs[1].title, 1)[1].split("</tr>", 1)[0]
-    assert "Submit 1" in text and "Submit 3" in text and "Scratch 2" in text
+    assert "Submit 1" in text and "Submit 3" in text and "Scratch run 2" in text
     assert "loss at init 4.17" in text  # scratch output
     assert 'added: </span># checked the loss at init' in text
     assert 'aria-label="Loss curves"' in text and "Influence" in text  # the workspace's results panel
@@ -99,7 +99,7 @@ def test_playback_moves_through_snapshots_as_fragment_and_page(
     assert "<html" not in fragment.text
     whole = client.get(f"/interviewer/interviews/{interview.id}/playback?at=99")
     assert "<html" in whole.text and "Snapshot 2 of 2" in whole.text  # clamped to the last snapshot
-    assert "submit 3" in whole.text  # the attempt marked at the last snapshot
+    assert "<strong>Submit 3</strong> (failed)" in whole.text  # the attempt marked at the last snapshot
 
 
 def test_candidates_and_strangers_get_404_and_sharing_lets_a_colleague_in(

@@ -18,7 +18,11 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.attempts.models import Attempt, AttemptKind
+from app.attempts.numbers import attempt_name
+from app.attempts.points import points, points_text
+from app.attempts.staff_verdict import staff_verdict
 from app.core.db import as_utc, utcnow
+from app.grading.result import GradeResult
 from app.interviews.live import said
 from app.interviews.live.models import KeystrokeBatch
 from app.interviews.live.view import starter_files
@@ -92,12 +96,18 @@ def playback_data(*, session: Session, interview: Interview) -> PlaybackData:
         else:
             data.markers.append({"t": _ms(start, event.at), "kind": "paste",
                                  "label": f"Large paste: {detail.get('chars')} characters in {detail.get('file')}"})
+    # Numbered over every kind, scratch runs too, as the candidate's History and the review number them.
+    ids = session.scalars(select(Attempt.id).where(Attempt.interview_id == interview.id).order_by(Attempt.id)).all()
+    numbered = {attempt_id: n for n, attempt_id in enumerate(ids, start=1)}
     attempts = session.scalars(select(Attempt).where(Attempt.interview_id == interview.id, Attempt.kind.in_(GRADED))
                                .order_by(Attempt.created_at, Attempt.id)).all()
-    for number, attempt in enumerate(attempts, start=1):
+    for attempt in attempts:
         t = _ms(start, attempt.created_at)
-        verdict = attempt.status if attempt.score is None else f"{attempt.status}, {round(attempt.score * 100)} points"
-        label = f"{attempt.kind.capitalize()} {number}: {verdict}"
+        number = numbered[attempt.id]
+        verdict = staff_verdict(attempt, GradeResult.from_stored(attempt.result)).text
+        if attempt.kind == AttemptKind.submit.value and attempt.score is not None:
+            verdict += f", {points_text(points(attempt.score))} points"
+        label = f"{attempt_name(attempt.kind, number)}: {verdict}"
         data.runs.append({"t": t, "number": number, "kind": attempt.kind, "status": attempt.status,
                           "score": attempt.score, "label": label,
                           "files": {k: str(v) for k, v in attempt.files.items()}})

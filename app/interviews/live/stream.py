@@ -27,10 +27,12 @@ from sqlalchemy.orm import Session
 from starlette.requests import Request
 
 from app.attempts.models import Attempt, AttemptKind
+from app.attempts.staff_verdict import staff_verdict
 from app.auth import sessions, tokens
 from app.auth.csrf import is_bearer_request
 from app.core.db import new_session, reads_inline
 from app.core.settings import get_settings
+from app.grading.result import GradeResult
 from app.interviews import access
 from app.interviews.live import log
 from app.interviews.live.hub import get_hub
@@ -76,19 +78,28 @@ def _ended(interview: Interview) -> tuple[bool, str]:
 
 
 def attempt_updates(session: Session, interview: Interview) -> list[tuple[str, dict[str, object]]]:
-    """Each Run and Submit's current status (and stage while it runs) as (key, event data)."""
+    """Each Run and Submit's current status (and stage while it runs) as (key, event data). `number` counts
+    every kind, scratch runs too, as the candidate's History and the review do; `verdict` is what the review
+    prints (a Run's public checks, its hidden ones beside), `shown_status` the status it stands for."""
     out = []
+    # An interview is one workspace: its attempts' numbers are their places in id order (ids only: cheap).
+    ids = session.scalars(select(Attempt.id).where(Attempt.interview_id == interview.id).order_by(Attempt.id)).all()
+    numbered = {attempt_id: n for n, attempt_id in enumerate(ids, start=1)}
     rows = session.scalars(select(Attempt).where(Attempt.interview_id == interview.id, Attempt.kind.in_(GRADED))
                            .order_by(Attempt.id)).all()
-    for number, attempt in enumerate(rows, start=1):
+    for attempt in rows:
         progress = progress_of(session=session, attempt=attempt).text if attempt.status in ("queued", "running") \
             else None
         stage = str((attempt.progress or {}).get("stage") or "") if attempt.status == "running" else ""
         key = f"attempt:{attempt.id}:{attempt.status}:{stage}"[:80]
         moment = attempt.finished_at or attempt.created_at
-        out.append((key, {"id": attempt.id, "kind": attempt.kind, "number": number, "status": attempt.status,
-                          "score": attempt.score, "progress": progress,
-                          "seconds": log.clock_seconds(interview, moment)}))
+        # Only a finished Run's verdict reads its checks; a Submit's is its stored status.
+        judged = attempt.kind == AttemptKind.run.value and attempt.status in ("passed", "failed")
+        verdict = staff_verdict(attempt, GradeResult.from_stored(attempt.result) if judged else None)
+        out.append((key, {"id": attempt.id, "kind": attempt.kind, "number": numbered.get(attempt.id, 0),
+                          "status": attempt.status, "shown_status": verdict.status, "verdict": verdict.text,
+                          "score": attempt.score,
+                          "progress": progress, "seconds": log.clock_seconds(interview, moment)}))
     return out
 
 

@@ -7,6 +7,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy.orm import Session
 
+from app.attempts.points import points
 from app.interviews.models import Interview
 from app.interviews.record import InterviewRecord, build_record
 from app.interviews.reviews import ReviewView, reviews_of
@@ -35,6 +36,11 @@ class InterviewSummary:
         """The latest graded submission's score (0..1), or None before one."""
         latest = self.record.latest_submit
         return latest.attempt.score if latest else None
+
+    @property
+    def points(self) -> float | None:
+        """The same score in points out of 100, as every page, the CSV and the JSON show it."""
+        return points(self.score)
 
     @property
     def bugs_fixed(self) -> int | None:

@@ -22,7 +22,8 @@ router = APIRouter(prefix="/interviewer/versions", tags=["pages"], include_in_sc
 
 SortKey = Literal["candidate", "state", "score", "time", "attempts", "hints", "decision"]
 DECISION_ORDER = {value: n for n, value in enumerate(DECISION_LABELS)}
-COLUMNS: list[tuple[str, str]] = [("candidate", "Candidate"), ("state", "State"), ("score", "Score"),
+# Points are the one unit a score is shown in (app/attempts/points.py); the sort key keeps its name for old links.
+COLUMNS: list[tuple[str, str]] = [("candidate", "Candidate"), ("state", "State"), ("score", "Points (of 100)"),
                                   ("time", "Time used"), ("attempts", "Attempts"), ("hints", "Hints"),
                                   ("decision", "Decision")]
 

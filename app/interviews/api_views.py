@@ -55,7 +55,8 @@ def interview_view(summary: InterviewSummary) -> InterviewOut:
         score=summary.score,
         points=points(summary.score),
         attempts=[
-            AttemptOut(id=e.attempt.id, number=e.number, kind=e.attempt.kind, status=e.attempt.status, score=e.attempt.score,
+            AttemptOut(id=e.attempt.id, number=e.number, kind=e.attempt.kind, status=e.attempt.status,
+                       score=e.attempt.score,
                        points=points(e.attempt.score),
                        created_at=iso(e.attempt.created_at),
                        bugs=[BugVerdictOut(id=b.id, fixed=b.fixed, verifiable=b.verifiable, verdict=b.verdict)

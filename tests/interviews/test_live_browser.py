@@ -85,8 +85,8 @@ def test_the_interviewer_follows_notes_and_messages_while_the_candidate_works(br
 
     # The candidate runs: the Run shows up on the interviewer's page as it starts.
     candidate.get_by_role("button", name="Run", exact=True).click()
-    expect(live.locator("#live-attempts")).to_contain_text(re.compile(r"Run 1 · (queued|running|public checks (pass|fail)|error)"),
-                                                            timeout=30_000)
+    started = re.compile(r"Run 1 · (queued|running|public checks (pass|fail)|error)")
+    expect(live.locator("#live-attempts")).to_contain_text(started, timeout=30_000)
 
     # A private note (htmx, no reload) and a message that reaches the candidate without a reload.
     live.get_by_label("Private note").fill(NOTE)

@@ -216,14 +216,16 @@ KIND_KNOWLEDGE: dict[str, KindKnowledge] = {
         "Use distinct sizes (vocab, width, heads, length) so a wrong dimension cannot hide.",
     )),
     # H. The modern decoder (llama-v1)
-    "rope-ignores-offset": K("the rotary positions of cached tokens", "generation", _CACHE, (
+    "rope-ignores-offset": K("the rotary positions of cached tokens", "generation",
+                              (*_CACHE, "positional.rotary-in-decode"), (
         "Prefill a few tokens, then feed the rest one at a time through the cache, and compare every step's "
         "logits with the full forward's at the same position.",
         "Print the positions the rotation uses on one decode step after a prefill of five tokens: which "
         "position does the new token get?",
         "Decode a three-token chunk after a cached prefix and compare its logits with the full forward's.",
     )),
-    "sdpa-causal-in-decode": K("the mask during decoding", "generation", _CACHE, (
+    "sdpa-causal-in-decode": K("the mask during decoding", "generation",
+                                (*_CACHE, "generation.decode-weighs-every-key", "generation.chunk-mask"), (
         "Decode one token at a time through the cache and compare each step's logits with the full forward's: "
         "note the first step that differs.",
         "Feed a three-token chunk after a cached prefix and print the attention weights of its first query: "
@@ -231,7 +233,7 @@ KIND_KNOWLEDGE: dict[str, KindKnowledge] = {
         "Write down which keys each new query may see against a cache of S positions, and compare with what "
         "the attention call is told.",
     )),
-    "cache-write-wrong": K("the KV cache", "generation", _CACHE, (
+    "cache-write-wrong": K("the KV cache", "generation", (*_CACHE, "generation.decode-own-key"), (
         "After a prefill of k tokens, print how many positions the cache holds and which ones: exactly 0..k-1.",
         "Decode step by step through the cache and compare each step's logits with the full forward's at that "
         "position.",
@@ -251,7 +253,8 @@ KIND_KNOWLEDGE: dict[str, KindKnowledge] = {
         "Use a sequence length different from n_heads // n_kv_heads so the head and time axes cannot be "
         "confused.",
     )),
-    "rope-on-values": K("where the rotary positions are applied", "positional", ("positional.shift-invariant",), (
+    "rope-on-values": K("where the rotary positions are applied", "positional", ("positional.shift-invariant",
+                                                                              "positional.values-carry-no-position"), (
         "Prefill the same tokens into an empty cache at start_pos = 0 and at start_pos = 5: with rotary "
         "positions the logits must be the same.",
         "Trace which tensors pass through the rotation in forward, and for each say why it needs the position.",
@@ -268,6 +271,7 @@ KIND_KNOWLEDGE: dict[str, KindKnowledge] = {
         "Prefill the same tokens at start_pos = 0 and at start_pos = 5 and compare the logits.",
     )),
     "rope-frequencies-wrong": K("the rotary frequencies", "positional", ("positional.rotary-frequencies",
+                                                                          "positional.rotary-frequency-set",
                                                                           "equivalence.logits"), (
         "Print the frequencies the rotation uses and compare them with theta^(-2i / head_dim) for each pair i.",
         "Compute the score of one fixed query-key pair at distances d = 1, 2 and 5 and compare with a rotation "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.engine.builtin import find_builtin
+from app.engine.edits import apply_edits
 from app.grading.grader import grade_files
 
 pytestmark = pytest.mark.slow
@@ -43,4 +44,28 @@ def test_all_bugs_fixed_but_one_credits_every_other_fix(slug, remaining, runner)
     assert {b.id: b.verdict for b in report.bugs} == expected
     credited = len(package.bugs) - 1 - len(undecided)
     assert report.score == pytest.approx(credited / len(package.bugs))
+    assert report.status == "failed"
+
+
+# Scenarios whose bugs all break one path (the cache, the rotation): a fix of one bug while the others
+# remain is credited by the tests only that bug fails (which keys a decoded query is given or weighs,
+# how it is rotated; which frequencies; whether values carry positions).
+ONE_FIXED = [
+    ("cache-drift", "cache-returns-before-append"),
+    ("rotary-road", "values-rotated"),
+    ("llama-deep-end", "causal-flag-for-chunks"),
+]
+
+
+@pytest.mark.parametrize(("slug", "fixed"), ONE_FIXED, ids=[f"{s}:{b}" for s, b in ONE_FIXED])
+def test_one_bug_fixed_while_the_others_remain_scores_that_fix(slug, fixed, runner):
+    package = find_builtin(slug)
+    others = [bug for bug in package.bugs if bug.id != fixed]
+    files = dict(package.solution_files)
+    for bug in others:
+        files = apply_edits(files, list(bug.edits), where=f"bugs[{bug.id}]")
+    report = grade_files(package=package, files=files, runner=runner)
+    assert {b.id: b.verdict for b in report.bugs} == {
+        bug.id: "fixed" if bug.id == fixed else "not_fixed" for bug in package.bugs}
+    assert report.score == pytest.approx(1 / len(package.bugs), abs=1e-4)  # scores are kept to 4 places
     assert report.status == "failed"

@@ -63,9 +63,9 @@ KEY_TESTS: dict[str, dict[str, str]] = {
         "swiglu-gate-dropped": "general.parameters-receive-gradient",
     },
     "rotary-road": {
-        "values-rotated": "positional.shift-invariant",
+        "values-rotated": "positional.values-carry-no-position",
         "rotate-half-on-pairs": "positional.rotation-keeps-norm",
-        "frequency-exponent": "positional.rotary-frequencies",
+        "frequency-exponent": "positional.rotary-frequency-set",
     },
     "grouped-queries": {
         "cache-holds-repeated-keys": "generation.cache-kv-heads",
@@ -78,23 +78,22 @@ KEY_TESTS: dict[str, dict[str, str]] = {
         "cosine-stops-short": "training.lr-schedule",
     },
     "cache-drift": {
-        "rope-from-zero": "generation.cache-matches-full-forward",
-        "causal-flag-with-cache": "generation.cache-matches-full-forward",
-        "cache-returns-before-append": "generation.cache-chunk-after-prefix",
+        "rope-from-zero": "positional.rotary-in-decode",
+        "causal-flag-with-cache": "generation.decode-weighs-every-key",
+        "cache-returns-before-append": "generation.decode-own-key",
     },
     "llama-deep-end": {
         "rmsnorm-gain-unused": "general.parameters-receive-gradient",
         "rmsnorm-over-time": "attention.causal-perturb",
-        "causal-flag-for-chunks": "generation.cache-chunk-after-prefix",
+        "causal-flag-for-chunks": "generation.chunk-mask",
         "warmup-starts-at-zero": "training.lr-schedule",
     },
 }
-# scenarios in which every bug is caught by at least one test that no other bug's mutant fails,
-# so scoring can credit each fix on its own. Not cache-drift, rotary-road or llama-deep-end: there a
-# broken incremental path (or rotation) fails the same tests whichever bug breaks it, so a fix is
-# credited once the tests it shares pass.
-SEPARABLE = ("warm-up", "training-wheels", "sampler-says", "deep-end", "attention-zoo", "block-party",
-             "label-trouble", "leaky-mask", "norm-and-gate", "grouped-queries", "nucleus-and-schedule")
+# Every built-in gives each bug a test that no other bug's mutant fails, so scoring can credit each fix
+# on its own. In cache-drift, rotary-road and llama-deep-end those are the probes that look inside a
+# call through the cache (which keys a decoded query is given and weighs, how it is rotated) and at
+# the first attention's rotation (which frequencies, whether values carry positions).
+SEPARABLE = (*sorted(KEY_TESTS), "leaky-mask")
 
 def _report(slug: str) -> ValidationReport:
     """The scenario's validation, through the run's reference cache: each built-in's matrix is computed once

@@ -4,7 +4,7 @@ at another start position (SHIFT), and what the cache stores."""
 from __future__ import annotations
 
 from app.engine.gpt_v1.verdicts import Fail, NotApplicable, num, probe
-from app.engine.measurements import Measurements
+from app.engine.measurements import Measurements, ProbeReadings
 
 ATOL = 1e-6  # float64 logits: one path or the other, the same arithmetic up to rounding
 
@@ -54,3 +54,64 @@ def cache_kv_heads(c: Measurements, r: Measurements) -> str:
                    f"n_heads = {n_heads}: keys or values are stored once per query head, not once per "
                    f"key/value head (n_kv_heads = {n_kv})")
     return "the cache stores one key and value per key/value head"
+
+
+def _decode(c: Measurements) -> ProbeReadings:
+    d = probe(c, "decode_attention")
+    if "exception" in d:
+        raise Fail(f"a prefill then one decoded token through the cache raised {d['exception']}")
+    if not d["decode"]:
+        raise NotApplicable("no attention was observed in a call through the cache")
+    return d
+
+
+def decode_own_key(c: Measurements, r: Measurements) -> str:
+    d = _decode(c)
+    p = int(d["prefill"])
+    for site in d["decode"]:
+        if int(site["keys"]) < p + 1:
+            raise Fail(f"a token decoded after a prefill of {p} tokens is scored against {site['keys']} keys, "
+                       f"not the {p + 1} of every cached position and its own: the cache gives attention the "
+                       "keys it held before this call, without the one it appends")
+    return "a decoded token is scored against every cached key and its own"
+
+
+def decode_weighs_every_key(c: Measurements, r: Measurements) -> str:
+    d = _decode(c)
+    p = int(d["prefill"])
+    for site in d["decode"]:
+        need = min(int(site["keys"]), p + 1)
+        if int(site["weighted"][0]) != need or int(site["weighted_max"][0]) != need:
+            raise Fail(f"a token decoded at position {p} gives weight to {site['weighted'][0]} of the "
+                       f"{site['keys']} keys it is given, where it may see {need} (every cached position and "
+                       "its own): the mask of a call through the cache is not aligned to its last positions")
+    return "a decoded token weighs every cached position and its own"
+
+
+def chunk_mask(c: Measurements, r: Measurements) -> str:
+    d = _decode(c)
+    if "chunk_exception" in d:
+        raise Fail(f"a chunk of {d['chunk']} tokens after a prefill and a decoded token raised {d['chunk_exception']}")
+    first = int(d["prefill"]) + 1
+    for site in d["chunk_sites"]:
+        need = [min(int(site["keys"]), int(a)) for a in site["allowed"]]
+        got = [int(n) for n in site["weighted"]]
+        if got != need or [int(n) for n in site["weighted_max"]] != need:
+            raise Fail(f"in a chunk of {len(need)} tokens after {first} cached positions, the queries give weight "
+                       f"to {got} keys, where positions {first}..{first + len(need) - 1} may see {need} (every "
+                       "cached key and the chunk's up to their own): the causal mask is not aligned to the "
+                       "chunk's positions")
+    return "a chunk after cached tokens sees every cached key and its own keys up to each position"
+
+
+def rotary_in_decode(c: Measurements, r: Measurements) -> str:
+    d = _decode(c)
+    diff = d.get("decode_rotation")
+    if diff is None:
+        raise NotApplicable("the queries of the decoded token and of the prefill were not both observed")
+    if not num(diff) <= 1e-4:
+        raise Fail(f"on one repeated token, the query of the token decoded at position {d['prefill']} is not "
+                   "position 0's query rotated by that position (relative difference "
+                   f"{num(diff):.3g}): a call through the cache does not rotate by its absolute positions "
+                   "start_pos .. start_pos + T - 1")
+    return "a decoded token's query is rotated by its absolute position"

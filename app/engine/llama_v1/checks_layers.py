@@ -89,3 +89,24 @@ def attention_scale(c: Measurements, r: Measurements) -> str:
         raise Fail(f"the attention scores are the query-key dot products times {num(d['scale']):.4g}, but the "
                    f"head size is {hs}, so the factor should be 1/sqrt({hs}) = {hs ** -0.5:.4g}")
     return "attention scores are scaled by 1/sqrt(head_dim)"
+
+
+def rotary_frequency_set(c: Measurements, r: Measurements) -> str:
+    d = _rotary(c)
+    if not num(d["frequency_diff"]) <= 1e-4:
+        raise Fail("on a sequence of one repeated token, some channel of the queries or keys does not turn "
+                   "from position to position at any of the rotary frequencies theta^(-2i/head_dim) (relative "
+                   f"residual {num(d['frequency_diff']):.3g}): the inverse frequencies are not the standard ones")
+    return "every channel of the queries and keys turns at one of the rotary frequencies"
+
+
+def values_carry_no_position(c: Measurements, r: Measurements) -> str:
+    d = _rotary(c)
+    diff = d.get("repeat_logits_diff")
+    if diff is None:
+        raise NotApplicable("the logits of the repeated token were not observed")
+    if not num(diff) <= 1e-5:
+        raise Fail("a sequence of one repeated token gives different logits at different positions (relative "
+                   f"difference {num(diff):.3g}), although attention only averages that token's values: the "
+                   "values carry their position (rotary positions belong on queries and keys only)")
+    return "a repeated token gives the same logits at every position"

@@ -39,19 +39,35 @@ MIXED_PAIRS = """    cos = rot.real.repeat_interleave(2, dim=-1)[:, None, :].to(
 
 PLANTED = [
     Variant("38-rope-ignores-offset", [m(ROPE_SLICE, ROPE_SLICE.replace("[start_pos : start_pos + T]", "[:T]"))],
-            CACHE_TESTS),
-    Variant("39-sdpa-is-causal-in-decode", [m(SDPA_MASK, "is_causal=True, enable_gqa=True,\n")], CACHE_TESTS),
+            [*CACHE_TESTS, "positional.rotary-in-decode"]),
+    Variant("39-sdpa-is-causal-in-decode", [m(SDPA_MASK, "is_causal=True, enable_gqa=True,\n")],
+            [*CACHE_TESTS, "generation.decode-weighs-every-key", "generation.chunk-mask"]),
     Variant("40-cache-never-written", [m(CACHE_WRITE, "")], CACHE_TESTS),
+    Variant("40-cache-returns-before-append", [m("""        if self.keys[layer] is not None:
+            k = torch.cat((self.keys[layer], k), dim=2)
+            v = torch.cat((self.values[layer], v), dim=2)
+        self.keys[layer], self.values[layer] = k, v
+        return k, v
+""", """        if self.keys[layer] is None:
+            self.keys[layer], self.values[layer] = k, v
+            return k, v
+        cached_k, cached_v = self.keys[layer], self.values[layer]
+        self.keys[layer] = torch.cat((cached_k, k), dim=2)
+        self.values[layer] = torch.cat((cached_v, v), dim=2)
+        return cached_k, cached_v
+""")], [*CACHE_TESTS, "generation.decode-own-key"]),
+    Variant("39-sdpa-is-causal-for-chunks", [m(SDPA_MASK, "is_causal=T > 1, enable_gqa=True,\n")],
+            ["generation.cache-chunk-after-prefix", "generation.chunk-mask"]),
     Variant("41-cache-after-repeat-kv", [m(CACHE_IF, REPEAT_BEFORE_CACHE + CACHE_IF)], ["generation.cache-kv-heads"]),
     Variant("42-repeat-kv-along-sequence", [m(GQA, REPEAT_ALONG_TIME)], ["attention.causal-perturb", *CACHE_TESTS]),
     Variant("43-rope-on-values", [m(V_LINE, "        v = apply_rope(self.wv(x).view(B, T, self.n_kv_heads, "
                                            "self.head_dim), rot).transpose(1, 2)")],
-            ["positional.shift-invariant"]),
+            ["positional.shift-invariant", "positional.values-carry-no-position"]),
     Variant("44-rope-pairs-mixed", [m(ROPE_BODY, MIXED_PAIRS)],
             ["positional.rotation-keeps-norm", "positional.rotary-frequencies", "positional.shift-invariant"]),
     Variant("45-rope-frequency-exponent", [m("torch.arange(0, head_dim, 2, dtype=torch.float64) / head_dim",
                                              "torch.arange(0, head_dim // 2, dtype=torch.float64) / head_dim")],
-            ["positional.rotary-frequencies"]),
+            ["positional.rotary-frequencies", "positional.rotary-frequency-set"]),
     Variant("46-rmsnorm-subtracts-mean", [m(RMS, "        x = x - x.mean(dim=-1, keepdim=True)\n" + RMS)],
             ["general.rmsnorm"]),
     Variant("46-rmsnorm-over-time", [m(RMS, RMS.replace("mean(dim=-1", "mean(dim=1"))],

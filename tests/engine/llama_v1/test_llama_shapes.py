@@ -25,7 +25,9 @@ MAY_NOT_APPLY = {"equivalence.logits", "equivalence.last-position", "attention.r
 # Found by tracing, whatever the shape: never "not applicable" here.
 TRACED = ("attention.score-scale", "positional.rotary-frequencies", "positional.rotation-keeps-norm",
           "general.rmsnorm", "general.rmsnorm-eps", "general.swiglu-gate", "generation.cache-kv-heads",
-          "general.mlp-nonlinear", "general.final-norm", "general.block-residual-identity")
+          "general.mlp-nonlinear", "general.final-norm", "general.block-residual-identity",
+          "positional.rotary-frequency-set", "positional.values-carry-no-position", "positional.rotary-in-decode",
+          "generation.decode-own-key", "generation.decode-weighs-every-key", "generation.chunk-mask")
 
 
 @pytest.mark.parametrize("shape", CORRECT_SHAPES + CORRECT_TRAIN_SHAPES,

@@ -62,21 +62,52 @@ def _rotate(x0, T, layout, sign):
     return torch.cat((a * cos - b * sin, a * sin + b * cos), dim=-1)
 
 
+def _frequency_residual(x):
+    """How far the worst channel of x (T, rows, hd) is, over the positions, from a sum of the cosine and
+    sine of ONE standard frequency theta^(-2i/head_dim), whichever fits it best (relative to x's
+    largest entry). Any rotary layout turns each channel at one pair's frequency; wrong frequencies
+    leave channels that none of them fits."""
+    T = x.size(0)
+    series = x.reshape(T, -1)  # (T, channels of every row)
+    t = torch.arange(T, dtype=torch.float64)
+    inv_freq = 1.0 / (THETA ** (torch.arange(0, HEAD_DIM, 2, dtype=torch.float64) / HEAD_DIM))
+    best = None
+    for w in inv_freq:
+        basis = torch.stack((torch.cos(w * t), torch.sin(w * t)), dim=1)  # (T, 2)
+        residual = (series - basis @ (torch.linalg.pinv(basis) @ series)).norm(dim=0)
+        best = residual if best is None else torch.minimum(best, residual)
+    return float(best.max()) / (float(x.abs().max()) or 1.0)
+
+
 def rotary(session, T=8):
     """On one repeated token (so every position's query and key are one vector before rotation), the
     queries and keys each attention uses at position t: their size against position 0's (a rotation
-    keeps it), and their distance from position 0's vector rotated by t times the standard frequencies
-    theta^(-2i/head_dim), in either pair layout (interleaved or half-split) and either direction."""
+    keeps it), their distance from position 0's vector rotated by t times the standard frequencies
+    theta^(-2i/head_dim), in either pair layout (interleaved or half-split) and either direction, and
+    whether each channel turns at one of those frequencies at all. Also the logits' spread over the
+    positions: attention averages values that are one vector too, so every position's output is the
+    same unless the values carry their position.
+
+    The rotation is read in the first attention only: its queries and keys come straight from the token's
+    embedding, so before the rotation they are one vector at every position whatever else is wrong. In
+    later layers they are only if the layers before were right (values that carry their position make
+    them differ), and one bug would fail every rotary test."""
     model = build_llama(session)
     idx = torch.full((1, T), 5, dtype=torch.long)
-    sites = qk_sites(traced_forward(model, idx), T)
+    trace = traced_forward(model, idx)
+    sites = qk_sites(trace, T)
     if not sites:
         return {"applicable": False}
-    norm_diff, rotation_diff, layouts = 0.0, 0.0, set()
-    for q, k, _ in sites:
+    logits = trace.logits.detach().double() if trace.logits is not None else None
+    repeat_diff = None
+    if logits is not None and logits.dim() == 3 and logits.size(1) == T:
+        repeat_diff = float((logits - logits[:, :1]).abs().max()) / (float(logits.abs().max()) or 1.0)
+    norm_diff, rotation_diff, frequency_diff, layouts = 0.0, 0.0, 0.0, set()
+    for q, k, _ in sites[:1]:
         for t in (q, k):
             x = _rows(t, T)
             scale = float(x.abs().max()) or 1.0
+            frequency_diff = max(frequency_diff, _frequency_residual(x))
             norms = x.norm(dim=-1)
             norm_diff = max(norm_diff, float(((norms - norms[:1]).abs() / (norms[:1] + 1e-30)).max()))
             best, name = math.inf, None
@@ -88,7 +119,7 @@ def rotary(session, T=8):
             rotation_diff = max(rotation_diff, best)
             layouts.add(name)
     return {"applicable": True, "sites": len(sites), "norm_diff": norm_diff, "rotation_diff": rotation_diff,
-            "layouts": sorted(layouts)}
+            "frequency_diff": frequency_diff, "repeat_logits_diff": repeat_diff, "layouts": sorted(layouts)}
 
 
 def attention_scale(session, T=12):

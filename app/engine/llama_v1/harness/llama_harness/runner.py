@@ -21,7 +21,16 @@ from dojo_harness.runner import DEFAULT_TRAINING
 from dojo_kit import progress
 from dojo_kit.judge import guarded, run_probes
 
-from . import RESULT_SCHEMA, cache_probes, interface, layer_probes, rotary_probes, sampling_probes, train_probes
+from . import (
+    RESULT_SCHEMA,
+    cache_probes,
+    decode_probes,
+    interface,
+    layer_probes,
+    rotary_probes,
+    sampling_probes,
+    train_probes,
+)
 
 HARNESS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -49,6 +58,7 @@ PROBES = [  # (name, needs train.py, function); the interface first, as the chec
     ("cache_agreement", False, cache_probes.cache_agreement),
     ("shift_invariance", False, cache_probes.shift_invariance),
     ("cache_heads", False, cache_probes.cache_heads),
+    ("decode_attention", False, decode_probes.decode_attention),
     ("rotary", False, rotary_probes.rotary),
     ("norms", False, layer_probes.norms),
     ("gate", False, layer_probes.gate),

@@ -7,6 +7,7 @@ Usage: .venv/bin/python scripts/screenshots.py [--out docs/screenshots] [--chrom
        [--only workspace]          (just The Leaky Mask submitted twice, its coaching and a diff)
        [--only invites]            (just an invite: the Copy button, the lobby, an interview ended early)
        [--only authoring]          (just the admin's pages: the list, matrices, the shared-tests warning)
+       [--only interview]          (just an interview: a Run and two Submits, the review, report and comparison)
 """
 
 from __future__ import annotations
@@ -162,15 +163,18 @@ def interview(browser: object, server: LiveServer, invite_url: str, out: Path) -
     candidate = browser.new_context(viewport=VIEWPORT).new_page()  # type: ignore[attr-defined]
     interview_id = accept_invite(candidate, invite_url, "screenshot-password")
     shoot(candidate, out, "interview-workspace")
+    # A Run of the starter first: the review shows it as the candidate read it (its public checks).
+    candidate.get_by_role("button", name="Run", exact=True).click()
+    candidate.locator("#results-body[data-poll='no'][data-kind='run']").wait_for(timeout=600_000)
     candidate.get_by_role("button", name="Submit", exact=True).click()
-    candidate.locator("#results-body[data-status='Failed']").wait_for(timeout=600_000)
+    candidate.locator("#results-body[data-status='Failed'][data-kind='submit']").wait_for(timeout=600_000)
     candidate.get_by_label("Editor: model.py").click()
     candidate.keyboard.press("Control+A")
     candidate.keyboard.press("Delete")
     candidate.keyboard.insert_text(WARM_UP_SOLUTION.read_text())
     candidate.get_by_label("How did you find the bugs?").fill("Compared the loss at init with ln V.")
     candidate.get_by_role("button", name="Submit", exact=True).click()
-    candidate.locator("#results-body[data-status='Passed']").wait_for(timeout=600_000)
+    candidate.locator("#results-body[data-status='Passed'][data-kind='submit']").wait_for(timeout=600_000)
     candidate.context.close()
 
     page = browser.new_context(viewport=VIEWPORT).new_page()  # type: ignore[attr-defined]
@@ -185,6 +189,19 @@ def interview(browser: object, server: LiveServer, invite_url: str, out: Path) -
     page.wait_for_load_state()
     shoot(page, out, "review-compare")
     page.context.close()
+
+
+def new_invite(browser: object, server: LiveServer) -> str:
+    """An interview on Warm-up for ada@example.com, created by the interviewer; its invite link."""
+    page = browser.new_context(viewport=VIEWPORT).new_page()  # type: ignore[attr-defined]
+    sign_in(page, server, "interviewer")
+    page.get_by_label("Candidate email").fill("ada@example.com")
+    warm_up = page.locator("#scenario_version_id option", has_text="Warm-up").first.get_attribute("value")
+    page.get_by_label("Challenge").select_option(warm_up)
+    page.get_by_role("button", name="Create interview").click()
+    invite_url = str(page.get_by_label("Invite link").input_value())
+    page.context.close()
+    return invite_url
 
 
 def invites(browser: object, server: LiveServer, out: Path) -> None:
@@ -284,7 +301,7 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
     parser.add_argument("--chromium", default="/usr/bin/chromium")
     parser.add_argument("--only", choices=["workspace-layout", "workspace-cache", "workspace-phone", "workspace",
-                                           "invites", "authoring"],
+                                           "invites", "authoring", "interview"],
                         help="take just these screenshots")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
@@ -315,6 +332,10 @@ def main() -> int:
                 return 0
             if args.only in ("invites", "authoring"):
                 (invites if args.only == "invites" else authoring)(browser, server, args.out)
+                browser.close()
+                return 0
+            if args.only == "interview":
+                interview(browser, server, new_invite(browser, server), args.out)
                 browser.close()
                 return 0
             page = browser.new_context(viewport=VIEWPORT).new_page()

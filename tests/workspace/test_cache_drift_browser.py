@@ -2,8 +2,9 @@
 `dojo serve` that grades in bubblewrap, and watches the Cache agreement chart go flat.
 
 The starter's Submit fails with the chart showing the cached forward disagreeing after the prefill;
-with the three fixes in model.py the Submit passes and the chart says both paths agree. axe-core finds
-nothing serious in the Results panel either time.
+one fix of three is credited as one bug fixed while the other two still break decoding; with the three
+fixes in model.py the Submit passes and the chart says both paths agree. axe-core finds nothing serious
+in the Results panel each time.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from web.axe import describe, serious_violations
 from web.live_server import LiveServer, live_server, sign_in_as
 
 from app.engine.builtin import find_builtin
+from app.engine.edits import apply_edits
 
 pytestmark = [pytest.mark.browser, pytest.mark.bwrap, pytest.mark.slow]
 
@@ -71,6 +73,20 @@ def test_candidate_fixes_the_cache_and_sees_the_chart_go_flat(server: LiveServer
     expect(yours).to_be_visible()
     expect(results.get_by_text(re.compile(r"Cached and full forward disagree from position \d+ on"))).to_be_visible()
     expect(results.get_by_text(re.compile(r"Cached and full forward agree")).first).to_be_visible()  # the baseline
+    score = results.get_by_role("group", name="Score of this submission")
+    expect(score).to_contain_text("0 of 3 bugs fixed")
+
+    # One fix of three (the cache's update returns its own append): the other two still break decoding,
+    # and the fix is credited on its own, by the test only that bug fails.
+    partial = dict(package.solution_files)
+    for bug in package.bugs:
+        if bug.id != "cache-returns-before-append":
+            partial = apply_edits(partial, list(bug.edits), where=bug.id)
+    _replace_file(page, "model.py", partial["model.py"])
+    expect(page.locator("#save-status")).to_have_text(re.compile(r"Saved as revision [1-9]"), timeout=15_000)
+    results = _submit_and_wait(page, "Failed")
+    expect(results.get_by_role("group", name="Score of this submission")).to_contain_text(
+        re.compile(r"1 of 3 bugs fixed · 33\.3\d* points of 100"))
 
     # The three fixes are all in model.py: the solution's text is what a candidate who found them has.
     _replace_file(page, "model.py", package.solution_files["model.py"])

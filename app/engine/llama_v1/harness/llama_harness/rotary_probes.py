@@ -71,11 +71,11 @@ def _frequency_residual(x):
     series = x.reshape(T, -1)  # (T, channels of every row)
     t = torch.arange(T, dtype=torch.float64)
     inv_freq = 1.0 / (THETA ** (torch.arange(0, HEAD_DIM, 2, dtype=torch.float64) / HEAD_DIM))
-    best = None
+    residuals = []
     for w in inv_freq:
         basis = torch.stack((torch.cos(w * t), torch.sin(w * t)), dim=1)  # (T, 2)
-        residual = (series - basis @ (torch.linalg.pinv(basis) @ series)).norm(dim=0)
-        best = residual if best is None else torch.minimum(best, residual)
+        residuals.append((series - basis @ (torch.linalg.pinv(basis) @ series)).norm(dim=0))
+    best = torch.stack(residuals).amin(dim=0)  # per channel, the frequency that fits it best
     return float(best.max()) / (float(x.abs().max()) or 1.0)
 
 

@@ -5,7 +5,8 @@ starter passes the tests of two of its four bugs), and several bugs can fail the
 verdict is read from every combination of planted bugs the submission could be ("worlds"): what each
 combination fails is known exactly for the solution, each single-bug mutant and the starter, and
 otherwise predicted from the mutants; a test that some combination is known to hide (it passes in the
-starter, or in a masking pair, although a mutant fails it) predicts nothing. A bug is fixed when no
+starter, or in a masking pair, although a mutant fails it) predicts nothing, nor does a test of a
+trained quantity (a leak, a final loss) in a combination never measured. A bug is fixed when no
 world that agrees with the observed tests contains it, not fixed when every such world does, and
 "cannot tell yet" otherwise; only fixed bugs score. A submission that fails tests no combination of
 planted bugs explains has changed something else, which can hide a bug as well as any planted one:
@@ -67,6 +68,11 @@ class Matrix:
             hidden = self.pairs[world]
             if hidden is None or test in hidden:
                 return False
+        elif test in AGGREGATE_TESTS and sum(1 for b in world if self.detected_by[b]) > 1:
+            # A trained quantity against a threshold (a leak, a final loss): several bugs together can push
+            # it either way, so an unmeasured combination of bugs seen in this grading predicts nothing
+            # (attention-zoo's three bugs without mask-after-softmax leak less than one of them alone).
+            return None
         if not any(test in self.detected_by[b] for b in world):
             return None if test in AGGREGATE_TESTS else False
         return None if test in maskable else True

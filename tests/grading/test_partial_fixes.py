@@ -26,10 +26,11 @@ CASES = [
 # Where the remaining bug may hide another bug's own tests, that other bug is "cannot tell yet", never
 # credited. In label-trouble, with logits-scrambled-in-reshape left, the starter passes the own tests of
 # labels-shifted-twice and padding-counted: which bug hides them is not measured (no pair run records it).
-# Since the judge computes the leak probe's and the training run's losses itself, the validation of
-# attention-zoo and label-trouble measures what their starters fail differently, and the states with
-# softmax-over-queries or loss-summed-per-sequence left are told exactly (every other bug fixed).
+# In attention-zoo, heads-merged-without-transpose has one test of its own, the random-token leak probe, a
+# trained loss against a threshold: with softmax-over-queries left it passes, and whether that pair would
+# leak together is not measured (three of the four bugs together do not), so its fix waits.
 CANNOT_TELL = {
+    ("attention-zoo", "softmax-over-queries"): {"heads-merged-without-transpose"},
     ("label-trouble", "logits-scrambled-in-reshape"): {"labels-shifted-twice", "padding-counted"},
 }
 

@@ -163,3 +163,24 @@ def test_a_failed_gate_test_hides_nothing():
     tests = {"attention.perturb", "equivalence.logits", "equivalence.last", "data.targets", "training.runs"}
     assert _judge(_matrix(), {"training.runs"}, tests) == {"labels": "fixed", "mask": "fixed", "scale": "fixed"}
 
+
+
+def test_a_leak_probe_passing_in_an_unmeasured_combination_credits_no_fix():
+    """Three bugs together can leak less than one of them alone (attention-zoo's starter without
+    mask-after-softmax passes the leak probe): a trained quantity predicts nothing for a combination
+    never measured, so the bug whose only own test is that probe is "cannot tell yet", never "fixed"."""
+    from app.grading.scoring import Matrix, judge_bugs
+
+    matrix = Matrix(detected_by={"a": frozenset({"attention.causal-perturb", "training.not-too-good"}),
+                                 "b": frozenset({"attention.score-scale"}),
+                                 "leak": frozenset({"attention.causal-perturb", "attention.random-token-leak"})},
+                    starter_failing=frozenset({"attention.causal-perturb", "attention.score-scale",
+                                               "attention.random-token-leak", "training.not-too-good"}),
+                    pairs={})
+    observed = {"attention.causal-perturb": True, "attention.score-scale": True, "training.not-too-good": True,
+                "attention.random-token-leak": False}
+    assert judge_bugs(matrix, observed) == {"a": "not_fixed", "b": "not_fixed", "leak": "cannot_tell"}
+    # Alone, the bug's mutant is measured: a passing leak probe then says it is gone.
+    alone = {"attention.causal-perturb": False, "attention.score-scale": True, "training.not-too-good": False,
+             "attention.random-token-leak": False}
+    assert judge_bugs(matrix, alone) == {"a": "fixed", "b": "not_fixed", "leak": "fixed"}

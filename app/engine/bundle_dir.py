@@ -8,11 +8,18 @@ import tempfile
 from pathlib import Path
 
 KIT_SRC = Path(__file__).resolve().parent / "kit"
+SHARED_SRC = Path(__file__).resolve().parent / "shared"
 
 
 def kit_sources() -> dict[str, Path]:
     """The engine kit as every harness bundle ships it: dojo_kit/<file> -> source file."""
     return {f"dojo_kit/{p.name}": p for p in sorted(KIT_SRC.glob("*.py"))}
+
+
+def shared_check_sources() -> dict[str, Path]:
+    """The interface-neutral checks and judging (app/engine/shared/*.py) every interface's verdicts
+    depend on, for its engine fingerprint: shared/<file> -> source file."""
+    return {f"shared/{p.name}": p for p in sorted(SHARED_SRC.glob("*.py"))}
 
 
 def materialise(target: Path, sources: dict[str, Path]) -> Path:

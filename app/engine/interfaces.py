@@ -17,14 +17,14 @@ from typing import Protocol
 from app.engine.errors import PackageError
 from app.engine.gpt_v1 import bundle as gpt_v1_bundle
 from app.engine.gpt_v1 import checks as gpt_v1_checks
-
-# The verdict vocabulary every interface's checks share: a TestSpec per test, a Verdict per judged
-# test, and its status (only FAILED is evidence of a bug, only PASSED of its absence). Defined next to
-# gpt-v1's checks because its engine fingerprint covers that file.
-from app.engine.gpt_v1.verdicts import FAILED, NOT_APPLICABLE, NOT_RUN, PASSED, TestSpec, Verdict
 from app.engine.llama_v1 import bundle as llama_v1_bundle
 from app.engine.llama_v1 import checks as llama_v1_checks
 from app.engine.measurements import Measurements
+
+# The verdict vocabulary every interface's checks share: a TestSpec per test, a Verdict per judged
+# test, and its status (only FAILED is evidence of a bug, only PASSED of its absence). Defined in the
+# interface-neutral app/engine/shared/; every interface's engine fingerprint covers it.
+from app.engine.shared.verdicts import FAILED, NOT_APPLICABLE, NOT_RUN, PASSED, TestSpec, Verdict
 
 
 class CheckRunner(Protocol):

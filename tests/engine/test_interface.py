@@ -7,8 +7,8 @@ from __future__ import annotations
 from variants import shape_files, solution_files
 
 from app.engine.gpt_v1.checks import run_checks
-from app.engine.gpt_v1.verdicts import FAILED, NOT_RUN, PASSED
 from app.engine.measurements import Measurements
+from app.engine.shared.verdicts import FAILED, NOT_RUN, PASSED
 
 TRAIN_FILES = ("model.py", "data.py", "train.py")
 

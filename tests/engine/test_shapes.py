@@ -10,8 +10,8 @@ from variants import shape_files
 
 from app.engine.builtin import builtin_packages
 from app.engine.gpt_v1.checks import run_checks
-from app.engine.gpt_v1.verdicts import FAILED, NOT_APPLICABLE, PASSED
 from app.engine.measurements import Measurements
+from app.engine.shared.verdicts import FAILED, NOT_APPLICABLE, PASSED
 
 FILES = ("model.py", "data.py")
 # Structure that another design may legitimately lack: the equivalence tier needs the starter's

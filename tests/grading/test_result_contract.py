@@ -6,7 +6,7 @@ import io
 import json
 
 from app.engine.builtin import find_builtin
-from app.engine.gpt_v1.verdicts import NOT_RUN, Verdict
+from app.engine.shared.verdicts import NOT_RUN, Verdict
 from app.grading.commands import _print_report
 from app.grading.result import BugResult, GradeResult, TestResult
 

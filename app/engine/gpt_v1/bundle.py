@@ -7,12 +7,12 @@ import hashlib
 from pathlib import Path
 
 from app.core.settings import live_settings
-from app.engine.bundle_dir import kit_sources, materialise
+from app.engine.bundle_dir import kit_sources, materialise, shared_check_sources
 
 HARNESS_SRC = Path(__file__).resolve().parent / "harness"
 CORPUS_FILE = Path(__file__).resolve().parents[2] / "corpus" / "macbeth.txt"
 CHECK_FILES = ("checks.py", "checks_model.py", "checks_generation.py", "checks_training.py", "checks_structure.py",
-               "checks_interface.py", "judging.py", "verdicts.py")
+               "checks_interface.py")
 
 
 def _harness_files() -> list[Path]:
@@ -28,7 +28,7 @@ def engine_fingerprint() -> str:
     """Hash of everything that determines measurements and verdicts (harness, kit, checks, corpus)."""
     h = hashlib.sha256()
     for name, p in [*_sources().items(), *((f, Path(__file__).parent / f) for f in CHECK_FILES),
-                    ("corpus", CORPUS_FILE)]:
+                    *shared_check_sources().items(), ("corpus", CORPUS_FILE)]:
         h.update(name.encode())
         h.update(p.read_bytes())
     return h.hexdigest()[:16]

@@ -9,10 +9,10 @@ from app.engine.gpt_v1 import checks_interface as itf
 from app.engine.gpt_v1 import checks_model as mod
 from app.engine.gpt_v1 import checks_structure as st
 from app.engine.gpt_v1 import checks_training as trn
-from app.engine.gpt_v1 import judging
-from app.engine.gpt_v1.judging import Check
-from app.engine.gpt_v1.verdicts import TestSpec, Verdict
 from app.engine.measurements import Measurements
+from app.engine.shared import judging
+from app.engine.shared.judging import Check
+from app.engine.shared.verdicts import TestSpec, Verdict
 
 # Needs (checks_interface): "model", "forward" (all positions' logits without targets), "forward_targets",
 # "generate", "get_batch", "train_step", "evaluate", and the runs "training_run" and "leak_probe".

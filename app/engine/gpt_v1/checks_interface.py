@@ -3,7 +3,7 @@ cannot run because an item is unmet or a training run crashed."""
 
 from __future__ import annotations
 
-from app.engine.gpt_v1.judging import InterfaceNeeds
+from app.engine.shared.judging import InterfaceNeeds
 
 # What the interface (CONTRACTS.md section 1) expects, item by item, in the words a candidate reads.
 EXPECTED = {

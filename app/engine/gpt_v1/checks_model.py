@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 
-from app.engine.gpt_v1.verdicts import Fail, NotApplicable, close, num, probe
 from app.engine.measurements import Measurements
+from app.engine.shared.verdicts import Fail, NotApplicable, close, num, probe
 
 
 def get_batch_shapes(c: Measurements, r: Measurements) -> str:

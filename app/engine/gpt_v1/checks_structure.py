@@ -3,8 +3,8 @@ self-consistency. Each is "not applicable" when its probe found no structure to 
 
 from __future__ import annotations
 
-from app.engine.gpt_v1.verdicts import Fail, NotApplicable, close, num, probe
 from app.engine.measurements import Measurements, ProbeReadings
+from app.engine.shared.verdicts import Fail, NotApplicable, close, num, probe
 
 
 def _applicable(d: ProbeReadings, why: str) -> ProbeReadings:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 
-from app.engine.gpt_v1.verdicts import Fail, num, probe
 from app.engine.measurements import Measurements, ProbeReadings
+from app.engine.shared.verdicts import Fail, num, probe
 
 # Bands around the reference's final validation loss (nats); calibrated on correct variants
 # (SDPA, additive mask, sinusoidal positions, per-head loop) — see tests/engine/test_variants.py.

@@ -8,7 +8,7 @@ import hashlib
 from pathlib import Path
 
 from app.core.settings import live_settings
-from app.engine.bundle_dir import kit_sources, materialise
+from app.engine.bundle_dir import kit_sources, materialise, shared_check_sources
 from app.engine.gpt_v1 import bundle as gpt_v1_bundle
 
 HERE = Path(__file__).resolve().parent
@@ -39,7 +39,8 @@ def engine_fingerprint() -> str:
     checks of both interfaces (llama-v1's reuse gpt-v1's), the corpus."""
     h = hashlib.sha256(b"llama-v1")
     files = [*_sources().items(), *((f, HERE / f) for f in CHECK_FILES),
-             *((f"gpt_v1/{f}", GPT_V1_DIR / f) for f in gpt_v1_bundle.CHECK_FILES), ("corpus", CORPUS_FILE)]
+             *((f"gpt_v1/{f}", GPT_V1_DIR / f) for f in gpt_v1_bundle.CHECK_FILES), *shared_check_sources().items(),
+             ("corpus", CORPUS_FILE)]
     for name, path in files:
         h.update(name.encode())
         h.update(path.read_bytes())

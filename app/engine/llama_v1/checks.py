@@ -13,15 +13,15 @@ from app.engine.gpt_v1 import checks_generation as gpt_gen
 from app.engine.gpt_v1 import checks_model as mod
 from app.engine.gpt_v1 import checks_structure as st
 from app.engine.gpt_v1 import checks_training as trn
-from app.engine.gpt_v1 import judging
-from app.engine.gpt_v1.judging import Check
-from app.engine.gpt_v1.verdicts import TestSpec, Verdict
 from app.engine.llama_v1 import checks_cache as cache
 from app.engine.llama_v1 import checks_generation as gen
 from app.engine.llama_v1 import checks_interface as itf
 from app.engine.llama_v1 import checks_layers as lay
 from app.engine.llama_v1 import checks_training as ltrn
 from app.engine.measurements import Measurements
+from app.engine.shared import judging
+from app.engine.shared.judging import Check
+from app.engine.shared.verdicts import TestSpec, Verdict
 
 # Needs (checks_interface): "model", "forward", "forward_targets", "cache", "generate", "get_batch",
 # "train_step", "evaluate", "get_lr", and the runs "training_run" and "leak_probe".

@@ -3,8 +3,8 @@ at another start position (SHIFT), and what the cache stores."""
 
 from __future__ import annotations
 
-from app.engine.gpt_v1.verdicts import Fail, NotApplicable, num, probe
 from app.engine.measurements import Measurements, ProbeReadings
+from app.engine.shared.verdicts import Fail, NotApplicable, num, probe
 
 ATOL = 1e-6  # float64 logits: one path or the other, the same arithmetic up to rounding
 

@@ -3,8 +3,8 @@ applicable" when its probe found no structure to measure."""
 
 from __future__ import annotations
 
-from app.engine.gpt_v1.verdicts import Fail, NotApplicable, num, probe
 from app.engine.measurements import Measurements, ProbeReadings
+from app.engine.shared.verdicts import Fail, NotApplicable, num, probe
 
 
 def _applicable(d: ProbeReadings, why: str) -> ProbeReadings:

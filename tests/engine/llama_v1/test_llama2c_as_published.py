@@ -9,7 +9,7 @@ from llama_shapes import LLAMA2C_AS_PUBLISHED
 from llama_variants import probes_for
 from test_template import statuses
 
-from app.engine.gpt_v1.verdicts import PASSED
+from app.engine.shared.verdicts import PASSED
 
 
 def test_llama2c_as_published_passes_the_checks_its_lines_touch(llama_measure, llama_reference):

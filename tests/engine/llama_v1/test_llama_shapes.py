@@ -14,8 +14,8 @@ from llama_variants import probes_for
 from test_template import statuses
 
 from app.engine.builtin import builtin_packages
-from app.engine.gpt_v1.verdicts import FAILED, NOT_APPLICABLE, PASSED
 from app.engine.kinds import BUG_KINDS
+from app.engine.shared.verdicts import FAILED, NOT_APPLICABLE, PASSED
 
 # Structure another design may lack: the equivalence tier needs the template's parameter names;
 # probability rows need F.softmax; the initial loss is judged against ln V only when the model returns a loss

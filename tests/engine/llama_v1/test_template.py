@@ -7,9 +7,9 @@ import pytest
 from llama_variants import FILES, probes_for
 from planted import PLANTED
 
-from app.engine.gpt_v1.verdicts import FAILED, NOT_APPLICABLE, PASSED
 from app.engine.llama_v1.checks import SPECS, run_checks
 from app.engine.measurements import Measurements
+from app.engine.shared.verdicts import FAILED, NOT_APPLICABLE, PASSED
 
 # A template using scaled_dot_product_attention has no softmax rows to read.
 MAY_NOT_APPLY = {"attention.rows-sum-to-one", "attention.rows-zero-on-future"}

@@ -1,6 +1,6 @@
-"""How an interface's hidden suite is judged, shared by every interface that builds on gpt-v1's
-verdicts: the interface check first, then each test, or `not_run` with the reason when an interface
-item it relies on is unmet or a training run it needs crashed.
+"""How an interface's hidden suite is judged, shared by every interface: the interface check first,
+then each test, or `not_run` with the reason when an interface item it relies on is unmet or a
+training run it needs crashed.
 
 An interface supplies its expectations (`InterfaceNeeds`: what each item is, in a candidate's words,
 and what relies on what) and its suite (test spec, check) pairs; `judge` does the rest.
@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from app.engine.gpt_v1.verdicts import NOT_RUN, Fail, NotApplicable, TestSpec, Verdict, probe
 from app.engine.measurements import Measurements
+from app.engine.shared.verdicts import NOT_RUN, Fail, NotApplicable, TestSpec, Verdict, probe
 
 Check = Callable[[Measurements, Measurements], str]
 Suite = Sequence[tuple[TestSpec, Check]]

@@ -4,7 +4,7 @@ Usage: .venv/bin/python scripts/screenshots.py [--out docs/screenshots] [--chrom
        [--only workspace-layout]   (just the workspace at 1440x900 after a Run, and at 900 px wide)
        [--only workspace-cache]    (just the Results panel of a llama challenge: a broken KV cache, then fixed)
        [--only workspace-phone]    (just the workspace at 390x844: the brief, then the Code section)
-       [--only workspace]          (just The Leaky Mask submitted twice, its coaching and a diff)
+       [--only workspace]          (just The Leaky Mask submitted twice, its coaching, a diff, the dashboard)
        [--only invites]            (just an invite: the Copy button, the lobby, an interview ended early)
        [--only authoring]          (just the admin's pages: the list, matrices, the shared-tests warning)
        [--only interview]          (just an interview: a Run and two Submits, the review, report and comparison)
@@ -46,7 +46,7 @@ NOTES = {
 
 
 def workspace(browser: object, server: LiveServer, out: Path) -> None:
-    """The Leaky Mask: the starter, then fixed, answered and submitted (a real grading), then a diff."""
+    """The Leaky Mask: the starter, then fixed, answered and submitted (a real grading), a diff, the dashboard."""
     page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()  # type: ignore[attr-defined]
     sign_in(page, server, "candidate")
     page.get_by_role("link", name="The Leaky Mask").click()  # type: ignore[attr-defined]
@@ -63,7 +63,14 @@ def workspace(browser: object, server: LiveServer, out: Path) -> None:
     tips.nth(2).wait_for(timeout=60_000)
     tips.first.get_by_role("button", name="Helpful", exact=True).click()
     page.get_by_role("status").filter(has_text="Thanks, your rating is saved.").wait_for()  # type: ignore[attr-defined]
+    # The Results pane scrolls: expanded, from its Coaching heading (below the pane's sticky title), not mid-tip.
+    page.get_by_role("button", name="Expand results").click()  # type: ignore[attr-defined]
+    page.locator("#results section.tips").evaluate("""tips => {
+      tips.scrollIntoView({block: 'start'});
+      tips.closest('.ws-pane').scrollTop -= tips.closest('.ws-pane').querySelector(':scope > h2').offsetHeight;
+    }""")  # type: ignore[attr-defined]
     page.get_by_role("region", name="Results").screenshot(path=str(out / "workspace-coaching.png"))  # type: ignore[attr-defined]
+    page.get_by_role("button", name="Expand results").click()  # type: ignore[attr-defined]
     print("wrote workspace-coaching.png")
     for name in ("data.py", "model.py"):
         page.get_by_role("tab", name=name).click()  # type: ignore[attr-defined]
@@ -82,6 +89,11 @@ def workspace(browser: object, server: LiveServer, out: Path) -> None:
     shoot(page, out, "workspace-diff")
     page.goto(f"{server.url}/coaching/challenges/leaky-mask/report")  # type: ignore[attr-defined]
     shoot(page, out, "coaching-report")
+    # The dashboard with these attempts under "Your attempts", at the size of the other pages.
+    page.set_viewport_size(VIEWPORT)  # type: ignore[attr-defined]
+    page.get_by_role("link", name="Dashboard", exact=True).click()  # type: ignore[attr-defined]
+    page.wait_for_load_state("networkidle")  # type: ignore[attr-defined]
+    shoot(page, out, "candidate-dashboard")
     page.context.close()
 
 

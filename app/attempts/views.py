@@ -32,7 +32,8 @@ HIDDEN_MESSAGES = {"passed": "Hidden check passed.", "failed": "Hidden check fai
                    "not_applicable": "Hidden check does not apply to how this code is written."}
 HIDDEN_NOT_RUN = "Hidden check not run"  # + the reason: an unmet interface item or the candidate's own crash
 COMPONENT_TITLES = {"loss": "Loss", "positional": "Positional", "attention": "Attention", "general": "General",
-                    "training": "Training run", "generation": "Generation"}
+                    "training": "Training run", "generation": "Generation", "data": "Data", "optimizer": "Optimizer",
+                    "evaluation": "Evaluation", "checkpoint": "Checkpoints"}
 RUN_CHECKS_NOTE = "Submit runs the hidden checks."
 
 # The API's attempt object and its parts are JSON objects (CONTRACTS.md), answered as they are built:

@@ -226,6 +226,8 @@ COMPONENT_NAMES: dict[str, str] = {
     "loss": "the loss and its targets", "positional": "the positional information",
     "attention": "the attention", "general": "the model's shapes and blocks",
     "training": "the training loop", "generation": "the generation code",
+    "data": "the data pipeline (collate, split, batches)", "optimizer": "the optimizer and its parameter groups",
+    "evaluation": "the evaluation loop", "checkpoint": "saving and resuming",
 }
 
 ERROR_ADVICE: dict[str, Advice] = {

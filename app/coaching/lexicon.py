@@ -62,7 +62,7 @@ METHODS: dict[str, tuple[str, ...]] = {
     "seeded-sampling": ("seed*", "reproduc*", "deterministic*", "same output twice", "generator"),
 }
 
-# The six components of the hidden tests, as candidates name them.
+# The components of the hidden tests, as candidates name them.
 COMPONENTS: dict[str, tuple[str, ...]] = {
     "loss": ("loss function", "cross entropy", "crossentropy", "targets", "target", "labels", "label",
              "next token", "log softmax", "ignore index", "reduction", "padding", "loss"),
@@ -81,6 +81,10 @@ COMPONENTS: dict[str, tuple[str, ...]] = {
                  "min lr"),
     "generation": ("generat*", "sampl*", "sampler", "temperature", "top k", "topk", "multinomial", "greedy",
                    "decod*", "kv cache", "cache*", "prefill*", "top p", "topp", "nucleus"),
+    "data": ("collate", "collator", "split", "shuffl*", "epoch*", "leak*", "overlap*", "pad id", "pad token"),
+    "optimizer": ("weight decay", "decay group*", "param group*", "parameter group*", "adamw", "adam"),
+    "evaluation": ("no grad", "inference mode", "validation loss", "val loss", "eval loss"),
+    "checkpoint": ("checkpoint*", "resum*", "state dict", "rng state", "save*", "load*"),
 }
 
 # Bug kinds of BUG_CATALOG.md (slugs of app/engine/kinds.py), in the words a candidate would use.

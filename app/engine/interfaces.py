@@ -4,7 +4,7 @@ interface. Outside app/engine/<interface>/ only this module names one.
 
 An interface is a harness (probes that run in the sandbox and write result.json), checks that judge
 its measurements against the solution's, and the contract a candidate's files follow (CONTRACTS.md
-section 1 for gpt-v1, 1b for llama-v1). Another interface is one more entry in INTERFACES.
+section 1 for gpt-v1, 1b for llama-v1, 1c for pipeline-v1). Another interface is one more entry in INTERFACES.
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ from app.engine.gpt_v1 import checks as gpt_v1_checks
 from app.engine.llama_v1 import bundle as llama_v1_bundle
 from app.engine.llama_v1 import checks as llama_v1_checks
 from app.engine.measurements import Measurements
+from app.engine.pipeline_v1 import bundle as pipeline_v1_bundle
+from app.engine.pipeline_v1 import checks as pipeline_v1_checks
 
 # The verdict vocabulary every interface's checks share: a TestSpec per test, a Verdict per judged
 # test, and its status (only FAILED is evidence of a bug, only PASSED of its absence). Defined in the
@@ -46,7 +48,8 @@ class Interface:
     # What people read: the label pages show ("GPT-2 style (gpt-v1)") and one line on what a model has.
     label: str
     description: str
-    # The two names a candidate's model.py defines (CONTRACTS.md section 1 / 1b): the config, the model.
+    # The two names the entry file defines (CONTRACTS.md section 1, 1b: the config and the model in model.py;
+    # 1c: collate and batches in data.py).
     entry_points: tuple[str, str]
     # What the harness writes as result.json's "schema"; anything else is a sandbox error.
     result_schema: str
@@ -64,6 +67,11 @@ class Interface:
     corpus_file: Path
     # The built-in scenario whose solution is the blank template authoring starts a new scenario from.
     template_scenario: str
+    # Files of every scenario that are the scenario's own: shown, never edited or sent; grading always
+    # uses the solution's copy (pipeline-v1's model.py).
+    readonly_files: tuple[str, ...] = ()
+    # The file whose two entry_points names tell `dojo check` which interface a directory is.
+    entry_file: str = "model.py"
 
     def run_checks(self, candidate: Measurements, reference: Measurements, *,
                    files: Sequence[str]) -> list[Verdict]:
@@ -106,7 +114,27 @@ LLAMA_V1 = Interface(
     template_scenario="norm-and-gate",
 )
 
-INTERFACES: dict[str, Interface] = {GPT_V1.name: GPT_V1, LLAMA_V1.name: LLAMA_V1}
+# The training pipeline around a correct model (CONTRACTS.md section 1c): the candidate edits data.py and
+# train.py; model.py is the scenario's, read-only. The grader owns the loop and calls their pieces.
+PIPELINE_V1 = Interface(
+    name="pipeline-v1",
+    label="Training pipeline (pipeline-v1)",
+    description="collate, split and batches; optimizer groups, schedule, accumulation, mixed precision, "
+                "evaluation and checkpoints around a correct model",
+    entry_points=("collate", "batches"),
+    result_schema="dojo.pipeline-v1.result/1",
+    allowed_files=("model.py", "data.py", "train.py"),
+    specs=pipeline_v1_checks.SPECS,
+    check_runner=pipeline_v1_checks.run_checks,
+    harness_bundle_dir=pipeline_v1_bundle.harness_bundle_dir,
+    engine_fingerprint=pipeline_v1_bundle.engine_fingerprint,
+    corpus_file=pipeline_v1_bundle.CORPUS_FILE,
+    template_scenario="padded-truths",
+    readonly_files=("model.py",),
+    entry_file="data.py",
+)
+
+INTERFACES: dict[str, Interface] = {GPT_V1.name: GPT_V1, LLAMA_V1.name: LLAMA_V1, PIPELINE_V1.name: PIPELINE_V1}
 # Stored validation reports made before packages named their interface were all gpt-v1's.
 DEFAULT_INTERFACE = GPT_V1.name
 

@@ -15,7 +15,9 @@ from app.engine.fields import TomlFields, bug_line
 from app.engine.interfaces import get_interface, interface_names
 from app.engine.zipimport import MAX_ZIP_BYTES, read_package_zip
 
-COMPONENTS = ("loss", "positional", "attention", "general", "training", "generation")
+# The last four are the training pipeline's (pipeline-v1): its data, optimizer, evaluation and checkpoints.
+COMPONENTS = ("loss", "positional", "attention", "general", "training", "generation", "data", "optimizer", "evaluation",
+              "checkpoint")
 DIFFICULTIES = ("easy", "medium", "hard")
 TRAINING_KEYS: dict[str, tuple[type, float, float]] = {  # key: (type, min, max)
     "steps": (int, 10, 2000), "batch_size": (int, 1, 128), "block_size": (int, 4, 128),
@@ -163,6 +165,11 @@ def parse_package(files: dict[str, str]) -> ScenarioPackage:
             edits = edits_from_diff(b.string("diff"), solution, where=f"scenario.toml:{line}: {where}")
         else:
             edits = [Edit(e["file"], e["old"], e["new"]) for e in b.edit_list("edits")]
+        for edit in edits:
+            if edit.file in interface.readonly_files:
+                raise PackageError(f"scenario.toml:{line}: {where}: {edit.file} is read-only in {interface.name} "
+                                   "scenarios (the scenario's own, never the candidate's): plant the bug in another "
+                                   "file")
         bugs.append(Bug(
             id=b.slug("id"), kind=b.slug("kind"), component=b.choice("component", COMPONENTS),
             title=b.string("title"), hints=b.hints("hints"), explanation=b.explanation("explanation"),

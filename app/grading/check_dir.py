@@ -101,11 +101,18 @@ class CheckReport:
                 "wall_seconds": self.wall_seconds}
 
 
-def detect_interface(model_source: str) -> str | None:
-    """The interface whose two names model.py defines (a class, or a name bound at the top level)."""
-    found = [name for name, interface in INTERFACES.items()
-             if all(_defines(model_source, entry) for entry in interface.entry_points)]
-    return found[0] if len(found) == 1 else None
+def detect_interface(model_source: str, sources: dict[str, str] | None = None) -> str | None:
+    """The interface whose two names its entry file defines (a class, or a name bound at the top level):
+    model.py's for the model interfaces; an interface whose entry file is another (pipeline-v1's data.py)
+    is asked first, since its directories may hold the scenario's model.py as well."""
+    texts = {MODEL_FILE: model_source, **(sources or {})}
+    ordered = sorted(INTERFACES.items(), key=lambda item: item[1].entry_file == MODEL_FILE)
+    for entry_file in dict.fromkeys(i.entry_file for _, i in ordered):
+        found = [name for name, interface in ordered if interface.entry_file == entry_file
+                 and all(_defines(texts.get(entry_file, ""), entry) for entry in interface.entry_points)]
+        if found:
+            return found[0] if len(found) == 1 else None
+    return None
 
 
 def _defines(source: str, name: str) -> bool:
@@ -114,12 +121,15 @@ def _defines(source: str, name: str) -> bool:
 
 
 def read_directory(directory: str, interface: Interface) -> dict[str, str]:
-    """The interface's files found in `directory`; model.py is required."""
+    """The interface's files found in `directory`; its entry file (model.py, pipeline-v1's data.py) is
+    required. Read-only files (pipeline-v1's model.py) are the scenario's and not read."""
     path = Path(directory)
     if not path.is_dir():
         raise CheckInputError(f"{directory}: not a directory")
     found = {}
     for name in interface.allowed_files:
+        if name in interface.readonly_files:
+            continue
         file = path / name
         if file.is_file():
             data = file.read_bytes()
@@ -129,8 +139,8 @@ def read_directory(directory: str, interface: Interface) -> dict[str, str]:
                 found[name] = data.decode("utf-8")
             except UnicodeDecodeError:
                 raise CheckInputError(f"{file}: not UTF-8 text") from None
-    if MODEL_FILE not in found:
-        raise CheckInputError(f"{directory}: no {MODEL_FILE}")
+    if interface.entry_file not in found:
+        raise CheckInputError(f"{directory}: no {interface.entry_file}")
     return found
 
 
@@ -140,16 +150,18 @@ def choose_interface(directory: str, name: str | None) -> tuple[Interface, bool]
         if name not in INTERFACES:
             raise CheckInputError(f"unknown interface {name!r} (known: {', '.join(INTERFACES)})")
         return INTERFACES[name], False
-    model = Path(directory) / MODEL_FILE
     if not Path(directory).is_dir():
         raise CheckInputError(f"{directory}: not a directory")
-    if not model.is_file():
-        raise CheckInputError(f"{directory}: no {MODEL_FILE}")
-    picked = detect_interface(model.read_text(encoding="utf-8", errors="replace"))
+    entry_files = dict.fromkeys(i.entry_file for i in INTERFACES.values())
+    texts = {name: (Path(directory) / name).read_text(encoding="utf-8", errors="replace")
+             for name in entry_files if (Path(directory) / name).is_file()}
+    if not texts:
+        raise CheckInputError(f"{directory}: no {' or '.join(entry_files)}")
+    picked = detect_interface(texts.get(MODEL_FILE, ""), texts)
     if picked is None:
-        said = "; ".join(f"{' and '.join(i.entry_points)} ({name})" for name, i in INTERFACES.items())
-        raise CheckInputError(f"{model}: cannot tell the interface from its names (expected {said}); "
-                              "pass --interface")
+        said = "; ".join(f"{' and '.join(i.entry_points)} in {i.entry_file} ({name})" for name, i in INTERFACES.items())
+        raise CheckInputError(f"{directory}: cannot tell the interface from the names its files define (expected "
+                              f"{said}); pass --interface")
     return INTERFACES[picked], True
 
 

@@ -33,11 +33,15 @@ class GradingInputError(ValueError):
 
 
 def complete_files(package: ScenarioPackage, files: dict[str, str]) -> dict[str, str]:
-    """The starter with the submitted files on top; unknown or oversize files are rejected."""
+    """The starter with the submitted files on top; unknown or oversize files are rejected. A read-only
+    file (pipeline-v1's model.py) is always the scenario's: a submitted copy is ignored."""
     out = dict(package.starter_files)
+    readonly = get_interface(package.interface).readonly_files
     for name, text in files.items():
         if name not in package.files:
             raise GradingInputError(f"unknown file {name!r}; this scenario's files are {', '.join(package.files)}")
+        if name in readonly:
+            continue
         if not isinstance(text, str):
             raise GradingInputError(f"{name}: content must be text")
         if len(text.encode("utf-8", errors="strict")) > MAX_FILE_BYTES:

@@ -18,7 +18,8 @@ Status = Literal["passed", "failed", "error"]
 # the test cannot apply to how the code is written; "not_run": something it relies on is missing (an
 # unmet interface item, a crashed training run), said in `reason` (the verdicts of app/engine/interfaces.py).
 TestStatus = Literal["passed", "failed", "not_applicable", "not_run", ""]
-COMPONENTS = ("loss", "positional", "attention", "general", "training", "generation")
+COMPONENTS = ("loss", "positional", "attention", "general", "training", "generation", "data", "optimizer", "evaluation",
+              "checkpoint")
 
 # The harness ends error messages with the deepest candidate frame: "NameError: x (model.py:42)".
 _LOCATION = re.compile(r"\((?P<file>[\w.-]+\.py):(?P<line>\d+)\)\s*$")

@@ -12,7 +12,7 @@ import torch
 from .optim_probes import BETAS, WD
 from .step_probes import _micro
 
-STEPS, K, LR = 6, 3, 0.01
+STEPS, K, LR = 8, 4, 0.01
 
 
 def _relative(a, b):
@@ -32,19 +32,22 @@ def resume(session, dropout=0.1):
         opt = session.call("p_build_optimizer", handle=handle, lr=LR, weight_decay=WD, betas=list(BETAS))["optimizer"]
         return handle, opt
 
-    def steps(handle, opt, first, last):
+    def steps(handle, opt, first, last, losses):
         for s in range(first, last):
-            session.call("p_train_step", handle=handle, micro_batches=batches[s], grad_clip=1.0, lr=LR, optimizer=opt)
+            out = session.call("p_train_step", handle=handle, micro_batches=batches[s], grad_clip=1.0, lr=LR,
+                               optimizer=opt)
+            losses.append([s, out.get("returned")])
 
+    a_losses, b_losses = [], []  # [step, the loss train_step returned]: the Resume check chart
     a, a_opt = start(21)
-    steps(a, a_opt, 0, K)
+    steps(a, a_opt, 0, K, a_losses)
     a_state = session.call("p_optimizer_state", handle=a, optimizer=a_opt)
     a_rng = session.call("p_rng_state")
-    steps(a, a_opt, K, STEPS)
+    steps(a, a_opt, K, STEPS, a_losses)
     a_final = session.call("p_params", handle=a)
 
     b, b_opt = start(21)
-    steps(b, b_opt, 0, K)
+    steps(b, b_opt, 0, K, b_losses)
     session.call("p_save_checkpoint", handle=b, optimizer=b_opt, name="resume", step=K)
     session.call("p_seed", value=999)  # a new process's RNG is not the old one's
     c = session.call("p_build", seed=22, dropout=dropout)["handle"]
@@ -53,10 +56,11 @@ def resume(session, dropout=0.1):
     c_state = session.call("p_optimizer_state", handle=c, optimizer=c_opt)
     c_rng = session.call("p_rng_state")
     first = returned if isinstance(returned, int) and 0 <= returned <= STEPS else K
-    steps(c, c_opt, first, STEPS)
+    steps(c, c_opt, first, STEPS, b_losses)
     c_final = session.call("p_params", handle=c)
     session.call("drop", handles=[a, a_opt, b, b_opt, c, c_opt])
     rng_same = isinstance(a_rng, torch.Tensor) and isinstance(c_rng, torch.Tensor) and torch.equal(a_rng, c_rng)
     return {"steps": STEPS, "saved_at": K, "returned": returned if isinstance(returned, int) else repr(returned)[:80],
             "state_diff": _relative(c_state, a_state) if a_state else None, "state_keys": len(a_state),
-            "loaded_state_keys": len(c_state), "rng_restored": rng_same, "final_diff": _relative(c_final, a_final)}
+            "loaded_state_keys": len(c_state), "rng_restored": rng_same, "final_diff": _relative(c_final, a_final),
+            "uninterrupted_losses": a_losses, "resumed_losses": b_losses}

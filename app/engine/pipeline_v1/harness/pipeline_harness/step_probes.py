@@ -78,7 +78,24 @@ def accumulation(session):
     cases["equal"] = _case(session, "equal", _micro([[7, 7], [7, 7], [7, 7], [7, 7]], 3))[0]
     # one micro-batch, so the clip is judged apart from how micro-batches are weighed
     cases["clipped"] = _case(session, "clipped", _micro([[8, 5, 9]], 4), grad_clip=0.05)[0]
-    return {"cases": cases}
+    return {"cases": cases, "splits": splits(session)}
+
+
+SPLIT_LENGTHS = [3, 12, 5, 12, 4, 9, 12, 6]  # eight documents of very different target counts
+
+
+def splits(session):
+    """For the Accumulation check chart: the same eight documents as one batch and split into 2, 4 and 8
+    micro-batches; per split, the norm of the gradient handed to the optimizer relative to the one-batch
+    reference gradient's, and their relative difference (the reference's own code gives 1 and 0)."""
+    out = []
+    for k in (1, 2, 4, 8):
+        size = len(SPLIT_LENGTHS) // k
+        micro = _micro([SPLIT_LENGTHS[i:i + size] for i in range(0, len(SPLIT_LENGTHS), size)], 20)
+        case = _case(session, f"split-{k}", micro)[0]
+        ratio = case["norm"] / case["reference_norm"] if case.get("norm") is not None else None
+        out.append({"micro_batches": k, "norm_ratio": ratio, "diff": case.get("diff")})
+    return out
 
 
 def scaler(session, init_scale=1024.0):

@@ -1,6 +1,6 @@
 """Screenshots of a live interview, in Chromium against a real server, saved to docs/screenshots/:
 
-- interview-live.png: the interviewer's Live region following the candidate (their file, line, Run);
+- interview-live.png: the interviewer's Live region following the candidate (their file, line, Run, its verdict);
 - interview-messages.png: the candidate's "Messages from the interviewer";
 - review-notes-timeline.png: private notes and a message at their moments under the per-bug timeline;
 - review-playback.png: the keystroke playback part-way, with its moments and a diff against the starter.
@@ -57,6 +57,8 @@ def live_interview(browser: object, server: LiveServer, out: Path) -> None:
     time.sleep(1.5)
     candidate.get_by_role("button", name="Run", exact=True).click()
     live.locator("#live-attempts").get_by_text("Run 1").wait_for(timeout=60_000)
+    # Its verdict as the interviewer reads it (the first Run waits for the challenge's reference run).
+    live.locator("#live-attempts").get_by_text("public checks").wait_for(timeout=600_000)
     time.sleep(1.0)
     live.get_by_label("Private note").fill("Reads the loss at init before touching the code: good habit.")
     live.get_by_role("button", name="Add note").click()
@@ -81,7 +83,8 @@ def live_interview(browser: object, server: LiveServer, out: Path) -> None:
     player.locator(".player-marker-list > summary").click()
     player.get_by_role("button", name="Play").click()  # played to the end, then back to the Run's moment
     player.get_by_role("button", name="Play").wait_for(timeout=60_000)
-    player.get_by_role("list", name="Moments in the playback").get_by_role("button", name="Run 1", exact=False).click()
+    moments = player.get_by_role("list", name="Moments in the playback")
+    moments.get_by_role("button", name="Run 1", exact=False).last.click()  # its verdict, once graded
     player.get_by_label("Compare with").select_option("starter")
     element_shot(player, out, "review-playback")
     candidate.context.close()

@@ -115,6 +115,11 @@ def workspace_layout(browser: object, server: LiveServer, out: Path) -> None:
     sign_in(page, server, "candidate")
     page.goto(f"{server.url}/challenges/warm-up")
     page.wait_for_load_state("networkidle")
+    # The editor starts below the fold here: scrolled to once, CodeMirror measures its lines, which a full-page
+    # shot alone does not make it do (its gutter would keep estimated line heights).
+    page.get_by_label("Editor: model.py").scroll_into_view_if_needed()
+    page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    page.evaluate("() => window.scrollTo(0, 0)")
     shoot(page, out, "workspace-900")
     page.context.close()
 

@@ -14,12 +14,15 @@ from app.engine.pipeline_v1 import checks_data as dat
 from app.engine.pipeline_v1 import checks_eval as ev
 from app.engine.pipeline_v1 import checks_interface as itf
 from app.engine.pipeline_v1 import checks_training as trn
+from app.engine.shared import checks_training as runs
 from app.engine.shared import judging
 from app.engine.shared.judging import Check
 from app.engine.shared.verdicts import TestSpec, Verdict
 
 COLLATE, SPLIT, BATCHES = ("collate",), ("split",), ("batches",)
 OPT, LR, STEP, EVAL, RESUME = ("build_optimizer",), ("get_lr",), ("train_step",), ("evaluate",), ("resume",)
+RUN = ("training_run",)
+RUN_PIECES = ("collate", "split", "batches", "build_optimizer", "get_lr", "train_step")
 
 
 def _t(test_id: str, component: str, public: bool, title: str, needs: tuple[str, ...] = ()) -> TestSpec:
@@ -70,6 +73,9 @@ SUITE: list[tuple[TestSpec, Check]] = [
     (_t("checkpoint.rng-state", "checkpoint", False, "the RNG state is restored", RESUME), ev.rng_state),
     (_t("checkpoint.matches-uninterrupted", "checkpoint", False, "a resumed run matches one never stopped", RESUME),
      ev.matches_uninterrupted),
+    # The grader's loop over the candidate's pieces on the scenario's model (tiny_run.py).
+    (_t("training.runs", "training", True, "the training run completes", RUN_PIECES), itf.training_completes),
+    (_t("training.learns", "training", True, "validation loss reaches the baseline", RUN), runs.training_learns),
 ]
 
 SPECS: dict[str, TestSpec] = {spec.id: spec for spec, _ in SUITE}

@@ -213,7 +213,43 @@ def register(agent):
             out.append({"callable": True, "why": why})
         return out
 
+    class Run:
+        """The grader's training loop over the candidate's pieces (run_probes.py composes it)."""
+
+        def __init__(self, model, documents, batch_size, max_lr, seed, pad_id):
+            self.model, self.batch_size, self.seed, self.pad_id, self.max_lr = model, batch_size, seed, pad_id, max_lr
+            self.train_docs, _ = data.split(documents, 0.1, seed)
+            self.optimizer = train.build_optimizer(model, max_lr, 0.1, betas=(0.9, 0.95))
+            self.epoch, self.queue = 0, []
+
+        def next_batch(self):
+            while not self.queue:
+                self.queue = list(data.batches(self.train_docs, self.batch_size, self.epoch, self.seed))
+                self.epoch += 1
+            return self.queue.pop(0)
+
+    def run_start(handle, documents, batch_size, max_lr, seed, pad_id):
+        run = Run(agent.get(handle), [list(map(int, d)) for d in documents], int(batch_size), float(max_lr),
+                  int(seed), int(pad_id))
+        return agent.keep(run)
+
+    def run_steps(run, first, last, steps, accum, warmup, min_lr):
+        """Steps first..last-1: each with get_lr's lr on every group and `accum` collated micro-batches."""
+        r = agent.get(run)
+        r.model.train()
+        losses, lrs = [], []
+        for step in range(int(first), int(last)):
+            lr = float(train.get_lr(step, int(warmup), int(steps), r.max_lr, float(min_lr)))
+            for group in r.optimizer.param_groups:
+                group["lr"] = lr
+            micro = [data.collate(r.next_batch(), r.pad_id) for _ in range(int(accum))]
+            value = train.train_step(r.model, r.optimizer, micro, grad_clip=1.0)
+            losses.append(float(value) if isinstance(value, (int, float, torch.Tensor)) else None)
+            lrs.append(lr)
+        return {"losses": losses, "lrs": lrs}
+
     agent.register({
+        "p_run_start": run_start, "p_run_steps": run_steps,
         "p_binds": binds, "p_build": build, "p_params": params, "p_set_params": set_params, "p_collate": collate,
         "p_split": split,        "p_batches": batches, "p_get_lr": get_lr, "p_build_optimizer": build_optimizer,
         "p_optimizer_step": optimizer_step, "p_train_step": train_step, "p_evaluate": evaluate,

@@ -116,8 +116,8 @@ def detect_interface(model_source: str, sources: dict[str, str] | None = None) -
 
 
 def _defines(source: str, name: str) -> bool:
-    return re.search(rf"^(class\s+{name}\b|{name}\s*(:[^=\n]*)?=|from\s+\S+\s+import\s.*\b{name}\b)", source,
-                     re.MULTILINE) is not None
+    pattern = rf"^(class\s+{name}\b|def\s+{name}\b|{name}\s*(:[^=\n]*)?=|from\s+\S+\s+import\s.*\b{name}\b)"
+    return re.search(pattern, source, re.MULTILINE) is not None
 
 
 def read_directory(directory: str, interface: Interface) -> dict[str, str]:
@@ -197,7 +197,8 @@ def plan_check(directory: str, interface_name: str | None = None) -> CheckPlan:
     interface, detected = choose_interface(directory, interface_name)
     found = read_directory(directory, interface)
     package = reference_package(interface, list(found))
-    judged = [name for name in package.files if name in found or name == DATA_FILE]
+    # data.py and the read-only files (pipeline-v1's model.py) come from the reference scenario when absent
+    judged = [name for name in package.files if name in found or name == DATA_FILE or name in interface.readonly_files]
     return CheckPlan(directory=directory, interface=interface, detected=detected, package=package,
                      files={name: found.get(name, package.solution_files.get(name, "")) for name in judged},
                      borrowed=[n for n in judged if n not in found], ignored=[n for n in found if n not in judged])
@@ -243,13 +244,18 @@ def notes_for(verdicts: list[Verdict]) -> dict[str, str]:
 
 
 def print_report(report: CheckReport, out: TextIO) -> None:
-    picked = (f"{report.interface} (picked from {MODEL_FILE}'s names; --interface overrides)" if report.detected
+    entry_file = INTERFACES[report.interface].entry_file if report.interface in INTERFACES else MODEL_FILE
+    picked = (f"{report.interface} (picked from {entry_file}'s names; --interface overrides)" if report.detected
               else f"{report.interface} (--interface)")
     print(f"{report.directory}: interface {picked}", file=out)
     print(f"  judged against the solution of the built-in {report.reference}; files: {', '.join(report.files)}",
           file=out)
+    readonly = INTERFACES[report.interface].readonly_files if report.interface in INTERFACES else ()
     for name in report.borrowed:
-        print(f"  {name}: not in the directory, the reference solution's is used", file=out)
+        if name in readonly:
+            print(f"  {name}: the scenario's own (read-only in {report.interface}), from the reference", file=out)
+        else:
+            print(f"  {name}: not in the directory, the reference solution's is used", file=out)
     for name in report.ignored:
         print(f"  {name}: not judged (no built-in {report.interface} scenario lists it with the others)", file=out)
     if report.error is not None:

@@ -92,7 +92,7 @@ def test_missing_directory_exits_2_with_one_line(tmp_path, capsys):
 
 def test_unknown_interface_and_no_model_exit_2(tmp_path, capsys):
     assert main(["check", str(TEMPLATE_DIR), "--interface", "bert-v1"]) == 2
-    assert "unknown interface 'bert-v1' (known: gpt-v1, llama-v1)" in capsys.readouterr().err
+    assert "unknown interface 'bert-v1' (known: gpt-v1, llama-v1, pipeline-v1)" in capsys.readouterr().err
     (tmp_path / "empty").mkdir()
     assert main(["check", str(tmp_path / "empty")]) == 2
     assert "no model.py" in capsys.readouterr().err
@@ -107,6 +107,14 @@ def test_interface_is_detected_from_the_names_model_py_defines():
                             "    pass\n") == "gpt-v1"
     assert detect_interface("from .llama import ModelArgs, Transformer\n") == "llama-v1"
     assert detect_interface("class GPTConfigs:\n    pass\nclass GPT2:\n    pass\n") is None
+
+
+def test_a_pipeline_directory_is_told_by_data_py_even_beside_a_model():
+    data = "def collate(examples, pad_id):\n    ...\n\n\ndef batches(examples, batch_size, epoch, seed):\n    ...\n"
+    gpt = "class GPTConfig:\n    pass\n\n\nclass GPT:\n    pass\n"
+    assert detect_interface("", {"data.py": data}) == "pipeline-v1"
+    assert detect_interface(gpt, {"model.py": gpt, "data.py": data}) == "pipeline-v1"
+    assert detect_interface(gpt, {"model.py": gpt, "data.py": "def get_batch(data, block_size):\n    ...\n"}) == "gpt-v1"
 
 
 def test_shift_failure_with_passing_cache_checks_blames_the_cache_start():
@@ -132,3 +140,23 @@ def test_plan_borrows_data_py_and_finds_a_reference_that_lists_train_py(tmp_path
     assert with_train.interface.name == "gpt-v1" and "train.py" in with_train.package.files
     assert (list(with_train.files), with_train.borrowed, with_train.ignored) == (
         ["model.py", "data.py", "train.py"], [], [])
+
+
+@pytest.mark.bwrap
+@pytest.mark.slow
+def test_a_pipeline_directory_is_checked_on_the_scenario_model_and_names_its_bug(tmp_path, capsys):
+    """data.py and train.py only: pipeline-v1 is told from data.py's names, model.py is the reference
+    scenario's (read-only), and a shuffle seeded without the epoch fails data.batches-reshuffle alone."""
+    template = find_builtin("padded-truths")
+    assert template is not None
+    files = {name: template.solution_files[name] for name in ("data.py", "train.py")}
+    files["data.py"] = files["data.py"].replace("manual_seed(seed * 1_000_003 + epoch)", "manual_seed(seed)")
+    directory = _write(tmp_path / "pipeline", files)
+    code, doc = _check_json(directory)
+    assert code == 1
+    assert (doc["interface"], doc["interface_detected"], doc["reference"]) == ("pipeline-v1", True, "padded-truths")
+    assert doc["borrowed"] == ["model.py"]
+    checks = {c["id"]: c for comp in doc["components"] for c in comp["checks"]}
+    assert [t for t, c in checks.items() if c["status"] != PASSED] == ["data.batches-reshuffle"]
+    assert main(["check", directory]) == 1
+    assert "model.py: the scenario's own (read-only in pipeline-v1)" in capsys.readouterr().out

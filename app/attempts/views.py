@@ -18,7 +18,15 @@ from app.attempts.models import Attempt
 from app.attempts.points import points
 from app.coaching import service as coaching_service
 from app.coaching.tip import ShownTip
-from app.grading.result import BugResult, GradeError, GradeResult, ScratchOutput, TestResult, TrainingSummary
+from app.grading.result import (
+    BugResult,
+    GradeError,
+    GradeResult,
+    PipelineSummary,
+    ScratchOutput,
+    TestResult,
+    TrainingSummary,
+)
 from app.scenarios.models import Scenario, ScenarioVersion
 from app.users.models import Role, User
 
@@ -140,6 +148,59 @@ if (list(ShownTraining.__annotations__) != list(TrainingSummary.model_fields)
     raise RuntimeError("ShownTraining must name TrainingSummary's fields in order, _StaffBaseline the withheld ones")
 
 
+class ShownSplit(TypedDict):
+    micro_batches: int
+    norm_ratio: float | None
+    diff: float | None
+
+
+class ShownAccumulation(TypedDict):
+    splits: list[ShownSplit]
+    error: str | None
+
+
+class ShownSchedule(TypedDict):
+    warmup: int
+    max_steps: int
+    max_lr: float
+    min_lr: float
+    lr: list[float | None]
+    error: str | None
+
+
+class ShownResume(TypedDict):
+    saved_at: int
+    steps: int
+    uninterrupted: list[tuple[int, float | None]]
+    resumed: list[tuple[int, float | None]]
+    error: str | None
+
+
+class ShownPipeline(TypedDict):
+    """A PipelineSummary's JSON (pipeline-v1's three charts), key for key: every part is for everyone, the
+    reference's included (it is what the contract asks for, not the fix)."""
+
+    accumulation: ShownAccumulation | None
+    baseline_accumulation: ShownAccumulation | None
+    schedule: ShownSchedule | None
+    baseline_schedule: ShownSchedule | None
+    resume: ShownResume | None
+    baseline_resume: ShownResume | None
+
+
+if list(ShownPipeline.__annotations__) != list(PipelineSummary.model_fields):
+    raise RuntimeError("ShownPipeline must name PipelineSummary's fields in order")
+
+
+def pipeline_view(pipeline: PipelineSummary | None) -> ShownPipeline | None:
+    if pipeline is None:
+        return None
+    data = pipeline.model_dump(mode="json")
+    return ShownPipeline(accumulation=data["accumulation"], baseline_accumulation=data["baseline_accumulation"],
+                         schedule=data["schedule"], baseline_schedule=data["baseline_schedule"],
+                         resume=data["resume"], baseline_resume=data["baseline_resume"])
+
+
 class ShownScratch(TypedDict):
     stdout: str
     stderr: str
@@ -160,6 +221,7 @@ class AttemptBody(TypedDict):
     error: ShownError | None
     tests: list[ShownTest] | list[StaffTest]
     training: ShownTraining | None  # candidates: without the reference-only baseline
+    pipeline: ShownPipeline | None  # pipeline-v1: the accumulation, schedule and resume charts' data
     tips: list[ShownTip]
     notes: dict[str, str]
     files: dict[str, str]
@@ -304,6 +366,7 @@ def attempt_view(*, session: Session, attempt: Attempt, viewer: User) -> Attempt
         error=_error_view(GradeError.model_validate(attempt.error) if attempt.error else None),
         tests=[staff_test(t) for t in tests] if staff else candidate_tests(tests),
         training=(training_view(training, staff=True) if training else None) if staff else candidate_training(training),
+        pipeline=pipeline_view(result.pipeline if result else None),
         tips=coaching_service.tips_of(session=session, attempt_id=attempt.id),
         notes=attempt.notes,
         files=attempt.files,

@@ -14,11 +14,15 @@ from app.engine.validator import ValidationReport
 from app.grading import scoring
 from app.grading.reference import ensure_reference
 from app.grading.result import (
+    AccumulationCheck,
     BugResult,
     CacheAgreement,
     GradeError,
     GradeResult,
     InfluenceMap,
+    LrSchedule,
+    PipelineSummary,
+    ResumeCurves,
     TestResult,
     TrainingSummary,
 )
@@ -91,6 +95,59 @@ def cache_agreement(readings: ProbeReadings | None) -> CacheAgreement | None:
         return None
 
 
+def pipeline_summary(result: Measurements, reference: Measurements) -> PipelineSummary | None:
+    """The Accumulation check, LR schedule and Resume check data (pipeline-v1's accumulation, schedule and
+    resume probes), yours beside the reference's. A chart is kept only when the reference measured it, so the
+    other interfaces (whose probes may share a name but not the shape) get None."""
+    found = {}
+    for name, build in (("accumulation", accumulation_check), ("schedule", lr_schedule), ("resume", resume_curves)):
+        baseline = build(reference.readings(name))
+        if baseline is not None and baseline.error is None:
+            found[name], found[f"baseline_{name}"] = build(result.readings(name)), baseline
+    return PipelineSummary.model_validate(found) if found else None
+
+
+def _probe_error(readings: ProbeReadings) -> str:
+    return str(readings["exception"])
+
+
+def accumulation_check(readings: ProbeReadings | None) -> AccumulationCheck | None:
+    """The accumulation probe's splits (the same documents in 1, 2, 4 and 8 micro-batches), or why none."""
+    if not readings:
+        return None
+    if "exception" in readings:
+        return AccumulationCheck(error=_probe_error(readings))
+    try:
+        return AccumulationCheck(splits=readings["splits"])
+    except (KeyError, ValidationError):
+        return None
+
+
+def lr_schedule(readings: ProbeReadings | None) -> LrSchedule | None:
+    """The first schedule get_lr was asked for (the one the chart draws), or why there is none."""
+    if not readings:
+        return None
+    if "exception" in readings:
+        return LrSchedule(error=_probe_error(readings))
+    try:
+        return LrSchedule.model_validate(readings["schedules"][0])
+    except (KeyError, IndexError, TypeError, ValidationError):
+        return None
+
+
+def resume_curves(readings: ProbeReadings | None) -> ResumeCurves | None:
+    """The resume probe's losses per step, a run never stopped and one saved, loaded and continued."""
+    if not readings:
+        return None
+    if "exception" in readings:
+        return ResumeCurves(error=_probe_error(readings))
+    try:
+        return ResumeCurves(saved_at=readings["saved_at"], steps=readings["steps"],
+                            uninterrupted=readings["uninterrupted_losses"], resumed=readings["resumed_losses"])
+    except (KeyError, ValidationError):
+        return None
+
+
 def _bugs(report: ValidationReport, verdicts: list[TestResult] | None,
           error: GradeError | None = None) -> list[BugResult]:
     """Planted bugs with their verdicts (app/grading/scoring.py: fixed, not fixed, cannot tell yet, not
@@ -156,6 +213,7 @@ def grade_files(*, package: ScenarioPackage, files: dict[str, str], runner: Runn
         report.tests = [v for v in verdicts if kind != "run" or v.public]
         report.status = "passed" if all(v.status in ("passed", "not_applicable") for v in verdicts) else "failed"
         report.training = training_summary(measurements, baseline)
+        report.pipeline = pipeline_summary(measurements, baseline)
     report.score = scoring.score({b.id: b.fixed for b in report.bugs}, hints_used)
     report.wall_seconds = round(time.monotonic() - started, 3)
     return report

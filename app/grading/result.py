@@ -138,6 +138,55 @@ class TrainingSummary(_Model):
     baseline_cache_agreement: CacheAgreement | None = None
 
 
+# pipeline-v1 (the training pipeline): what three charts of the Results panel draw, the candidate's and the
+# reference's (the solution's). None for the other interfaces and for results stored before them.
+class AccumulationSplit(_Model):
+    """The same documents as one batch split into `micro_batches`: the norm of the gradient handed to the
+    optimizer over the one-batch reference gradient's, and their relative difference (1 and 0 when right)."""
+
+    micro_batches: int
+    norm_ratio: float | None = None
+    diff: float | None = None
+
+
+class AccumulationCheck(_Model):
+    splits: list[AccumulationSplit] = Field(default_factory=list)
+    error: str | None = None  # train_step raised: nothing was compared
+
+
+class LrSchedule(_Model):
+    """get_lr over one schedule, steps 0 .. max_steps + 5; `error` when it raised."""
+
+    warmup: int = 0
+    max_steps: int = 0
+    max_lr: float = 0.0
+    min_lr: float = 0.0
+    lr: list[float | None] = Field(default_factory=list)
+    error: str | None = None
+
+
+class ResumeCurves(_Model):
+    """The loss train_step returned at each step ([step, loss]) of a run never stopped and of one saved after
+    `saved_at` steps, loaded into fresh objects and continued (its steps before the save come first)."""
+
+    saved_at: int = 0
+    steps: int = 0
+    uninterrupted: list[tuple[int, float | None]] = Field(default_factory=list)
+    resumed: list[tuple[int, float | None]] = Field(default_factory=list)
+    error: str | None = None
+
+
+class PipelineSummary(_Model):
+    """The Accumulation check, the LR schedule and the Resume check of a pipeline-v1 grading."""
+
+    accumulation: AccumulationCheck | None = None
+    baseline_accumulation: AccumulationCheck | None = None
+    schedule: LrSchedule | None = None
+    baseline_schedule: LrSchedule | None = None
+    resume: ResumeCurves | None = None
+    baseline_resume: ResumeCurves | None = None
+
+
 class ScratchOutput(_Model):
     """What the candidate's scratch.py printed; never graded."""
 
@@ -163,6 +212,8 @@ class GradeResult(_Model):
     kind: str = "submit"
     wall_seconds: float = 0.0
     scratch: ScratchOutput | None = None
+    # pipeline-v1 only: the accumulation, schedule and resume charts' data (None elsewhere and before them).
+    pipeline: PipelineSummary | None = None
     # Graded against the solution's measurements before the version's bug x test matrix existed:
     # bugs and score are re-graded once the matrix is stored.
     provisional: bool = False

@@ -61,6 +61,8 @@ SUITE: list[tuple[TestSpec, Check]] = [
     (_t("training.scaler-clips-true-gradients", "training", False, "clipping after unscale_", STEP),
      trn.scaler_clips_true_gradients),
     (_t("training.scaler-skips-inf", "training", False, "an infinite step is skipped", STEP), trn.scaler_skips_inf),
+    (_t("training.autocast-step", "training", False, "bfloat16 autocast gives the true gradient", STEP),
+     trn.autocast_step),
     (_t("evaluation.eval-mode", "evaluation", False, "evaluate runs in eval mode", EVAL), ev.eval_mode),
     (_t("evaluation.restores-train-mode", "evaluation", False, "training mode comes back", EVAL),
      ev.restores_train_mode),

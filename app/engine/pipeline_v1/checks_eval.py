@@ -36,6 +36,8 @@ def no_grad(c: Measurements, r: Measurements) -> str:
 
 def eval_token_mean(c: Measurements, r: Measurements) -> str:
     d = probe(c, "evaluate")
+    if d["value"] is None:
+        raise Fail("evaluate did not return a number (a float, or a one-element tensor)")
     value, want = num(d["value"]), num(d["expected"])
     if not math.isclose(value, want, rel_tol=1e-6):
         hint = (" (the mean of the batches' means)" if math.isclose(value, num(d["mean_of_batch_means"]), rel_tol=1e-6)

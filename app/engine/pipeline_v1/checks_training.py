@@ -163,3 +163,16 @@ def scaler_skips_inf(c: Measurements, r: Measurements) -> str:
         raise Fail(f"after a step with an infinite gradient the scaler's scale is {num(inf['scale']):g}, not "
                    f"{num(d['init_scale']) / 2:g}: call scaler.update() after scaler.step")
     return "a step with an infinite gradient is skipped and the scale halves"
+
+
+def autocast_step(c: Measurements, r: Measurements) -> str:
+    case = _scaler(c)["autocast"]
+    if not int(case["forward_calls"]) or int(case["autocast_calls"]) != int(case["forward_calls"]):
+        raise Fail(f"with amp_dtype=torch.bfloat16, {case['autocast_calls']} of {case['forward_calls']} forward "
+                   "calls ran under torch.autocast('cpu', torch.bfloat16): the forward must run under autocast")
+    # bfloat16 keeps 8 bits of mantissa: a gradient within a few percent is the same step
+    if int(case["steps"]) != 1 or not num(case["diff"]) <= 0.05:
+        raise Fail(f"with bfloat16 autocast the gradient handed to the optimizer differs from the float64 reference "
+                   f"by {num(case.get('diff')):.3g} (relative), beyond bfloat16's precision: compute the loss in "
+                   "float32 or wider from the autocast logits")
+    return "with amp_dtype the forward runs under bfloat16 autocast and the step's gradient is the true one"

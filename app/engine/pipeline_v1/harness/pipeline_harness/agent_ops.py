@@ -150,7 +150,8 @@ def register(agent):
         value = float(returned) if isinstance(returned, (int, float, torch.Tensor)) and \
             (not isinstance(returned, torch.Tensor) or returned.numel() == 1) else None
         return {"steps": spy.calls, "returned": value, "params": _named(model),
-                "scale": float(scaler.get_scale()) if scaler is not None else None}
+                "scale": float(scaler.get_scale()) if scaler is not None else None,
+                "forward_calls": list(getattr(model, "calls", []))}
 
     def evaluate(handle, batches):
         """evaluate(model, batches) on a model in training mode: its value, the mode after, and each

@@ -20,8 +20,8 @@ IGNORE = -100
 
 class ProbeLM(nn.Module):
     """A tiny LM: embed, mix each position with the previous one, norm, dropout, project to the vocab.
-    With `record`, each forward call appends (training flag, grad enabled, attention_mask passed) to
-    `calls`: what evaluate and train_step ran the model in."""
+    With `record`, each forward call appends (training flag, grad enabled, attention_mask passed, CPU
+    autocast on) to `calls`: what evaluate and train_step ran the model in."""
 
     def __init__(self, vocab=VOCAB, dim=DIM, dropout=0.0, record=False):
         super().__init__()
@@ -36,7 +36,7 @@ class ProbeLM(nn.Module):
     def forward(self, input_ids, targets=None, **kwargs):
         if self.record:
             self.calls.append([bool(self.training), bool(torch.is_grad_enabled()),
-                               kwargs.get("attention_mask") is not None])
+                               kwargs.get("attention_mask") is not None, bool(torch.is_autocast_enabled("cpu"))])
         x = self.embed(input_ids)
         prev = torch.cat((torch.zeros_like(x[:, :1]), x[:, :-1]), dim=1)
         h = self.drop(self.norm(F.gelu(self.mix(torch.cat((x, prev), dim=-1)))))

@@ -39,9 +39,9 @@ def _norm(grads):
     return float(torch.sqrt(sum((g.double() ** 2).sum() for g in grads.values())))
 
 
-def _case(session, name, micro_batches, *, grad_clip=NO_CLIP, seed=11, **kwargs):
+def _case(session, name, micro_batches, *, grad_clip=NO_CLIP, seed=11, dtype="float64", **kwargs):
     """One train_step: what the optimizer was handed against the reference, for the checks."""
-    handle = session.call("p_build", seed=seed)["handle"]
+    handle = session.call("p_build", seed=seed, dtype=dtype, record=True)["handle"]
     out = session.call("p_train_step", handle=handle, micro_batches=micro_batches, grad_clip=grad_clip, **kwargs)
     twin = probe_model.build(seed=seed)
     reference, true_norm = probe_model.reference_grads(twin, micro_batches, grad_clip)
@@ -50,6 +50,9 @@ def _case(session, name, micro_batches, *, grad_clip=NO_CLIP, seed=11, **kwargs)
             "reference_norm": _norm(reference), "returned": out.get("returned"), "scale": out.get("scale")}
     with torch.no_grad():
         case["reference_loss"] = float(probe_model.token_mean_loss(twin, micro_batches))
+    calls = out.get("forward_calls") or []
+    case["autocast_calls"] = sum(1 for call in calls if len(call) > 3 and call[3])
+    case["forward_calls"] = len(calls)
     if len(steps) == 1:
         grads = steps[0]["grads"]
         case.update(diff=_relative(grads, reference), cosine=_cosine(grads, reference), norm=_norm(grads),
@@ -101,8 +104,13 @@ def splits(session):
 def scaler(session, init_scale=1024.0):
     """train_step with a torch.amp.GradScaler("cpu") of init_scale: the gradients handed to the optimizer
     against the reference without and with a clip that fires (true gradients, unscaled before clipping),
-    and a step whose gradient is infinite (skipped by the scaler: parameters unchanged, scale halved)."""
+    with torch.autocast("cpu", torch.bfloat16) on a float32 model, and a step whose gradient is infinite
+    (skipped by the scaler: parameters unchanged, scale halved)."""
     plain = _case(session, "scaled", _micro([[6, 8], [5]], 5), scaler_scale=init_scale)[0]
+    # bfloat16 autocast on a float32 model, as a mixed-precision run on CPU trains: the forward runs under
+    # autocast and the gradient is the reference's to bfloat16's precision
+    autocast = _case(session, "autocast", _micro([[6, 8], [5]], 7), scaler_scale=init_scale, dtype="float32",
+                     amp_dtype="bfloat16")[0]
     clipped = _case(session, "scaled-clipped", _micro([[6, 8], [5]], 5), grad_clip=0.05, scaler_scale=init_scale)[0]
     seed = 12
     handle = session.call("p_build", seed=seed)["handle"]
@@ -116,4 +124,4 @@ def scaler(session, init_scale=1024.0):
     session.call("drop", handles=[handle])
     inf_step = {"moved": moved, "scale": out.get("scale"),
                 "steps": len(out.get("steps") or [])}
-    return {"init_scale": init_scale, "plain": plain, "clipped": clipped, "inf_step": inf_step}
+    return {"init_scale": init_scale, "plain": plain, "clipped": clipped, "inf_step": inf_step, "autocast": autocast}

@@ -18,7 +18,10 @@
 - gpt_v1_grading_s / llama_v1_grading_s / check_s: a grading of a gpt-v1 and of a llama-v1 built-in's
   solution of the same model size, and `dojo check` on the llama-v1 one, each in a cold sandbox with the
   reference stored, with the ratios the llama-v1 issue bounds: llama_over_gpt_grading (at most 1.2) and
-  check_over_grading (check_s / llama_v1_grading_s, at most 1.1); app/bench/grading_times.py.
+  check_over_grading (check_s / llama_v1_grading_s, at most 1.1); beside them pipeline_v1_grading_s and
+  pipeline_check_s (a pipeline-v1 built-in on the gpt-v1 model size, and `dojo check` on its data.py and
+  train.py) with pipeline_over_gpt_grading (at most 1.0) and pipeline_check_over_grading (at most 1.1);
+  app/bench/grading_times.py.
   `dojo bench --only gradings` measures these alone.
 - split_<interface>_s, inprocess_<interface>_s, split_over_inprocess_<interface> (`dojo bench --only split`
   alone, app/bench/split_times.py): a grading with the judge outside the sandbox against the same grading
@@ -258,6 +261,9 @@ def bench_command(*, as_json: bool, options: BenchOptions, only: str | None = No
         lines.append(f"{'  gradings of':30s} {gradings['gpt_v1_scenario']} (gpt-v1), {gradings['llama_v1_scenario']}"
                      f" (llama-v1); dojo check on {gradings['check_directory']}")
         lines.append(f"{'  bounds':30s} llama_over_gpt_grading <= 1.2, check_over_grading <= 1.1")
+        if gradings.get("pipeline_v1_samples_s"):
+            lines.append(f"{'  and':30s} {gradings['pipeline_v1_scenario']} (pipeline-v1) with dojo check on it: "
+                         "pipeline_over_gpt_grading <= 1.0, pipeline_check_over_grading <= 1.1")
     if only == "fairness":
         from app.bench.fairness import summary_lines
 

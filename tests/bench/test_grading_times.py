@@ -13,12 +13,18 @@ from app.cli import build_parser
 
 TIMES = GradingTimes("training-wheels", "norm-and-gate", gpt=[10.0, 12.0, 30.0], llama=[11.0, 13.0, 9.0],
                      check=[14.0, 13.0, 12.0])
+WITH_PIPELINE = GradingTimes("training-wheels", "norm-and-gate", gpt=[10.0, 12.0, 30.0], llama=[11.0, 13.0, 9.0],
+                             check=[14.0, 13.0, 12.0], pipeline=[9.0, 12.0, 10.0], pipeline_check=[11.0, 10.0, 10.5])
 
 
 def test_figures_are_medians_and_their_ratios():
     assert TIMES.figures() == {"gpt_v1_grading_s": 12.0, "llama_v1_grading_s": 11.0,
                                "llama_over_gpt_grading": 0.917, "check_s": 13.0, "check_over_grading": 1.182}
     assert TIMES.details()["gradings"]["check_samples_s"] == [14.0, 13.0, 12.0]
+    figures = WITH_PIPELINE.figures()
+    assert (figures["pipeline_v1_grading_s"], figures["pipeline_over_gpt_grading"]) == (10.0, 0.833)
+    assert (figures["pipeline_check_s"], figures["pipeline_check_over_grading"]) == (10.5, 1.05)
+    assert WITH_PIPELINE.details()["gradings"]["pipeline_v1_scenario"] == "padded-truths"
 
 
 def test_only_gradings_prints_both_gradings_and_the_check(monkeypatch):

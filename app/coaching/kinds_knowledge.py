@@ -320,13 +320,194 @@ KIND_KNOWLEDGE: dict[str, KindKnowledge] = {
         "Check the schedule never falls during warmup and never rises after it.",
         "Try warmup_steps = 0 and 1 as well as a longer warmup.",
     )),
+    # I. The training pipeline (pipeline-v1): data.py and train.py around a correct model
+    "accum-micro-batch-mean": K("the per-token weighting of micro-batches", "training",
+                                ("training.accumulation-token-mean",), (
+        "Run one train_step over two micro-batches, one holding 2 target tokens and one 40, and compare the "
+        "gradient the optimizer is handed with the gradient of one batch holding all 42.",
+        "Count the target tokens (labels not -100) of each micro-batch and of the whole step, and work out "
+        "the weight each token ends up with in the step's gradient: every token must weigh the same.",
+        "Repeat with micro-batches of equal token counts: if only the unequal split differs from one big "
+        "batch, the micro-batches are weighted by count, not by tokens.",
+    )),
+    "accum-not-divided": K("the scale of the accumulated loss", "training", (
+            "training.accumulation-equal-split", "training.accumulation-token-mean"), (
+        "Split one batch into 1, 2 and 4 equal micro-batches and print the total gradient norm of each "
+        "train_step: the norm must not grow with the number of micro-batches.",
+        "Compare the accumulated gradient with the gradient of one batch holding every micro-batch, on the same "
+        "weights, element by element.",
+        "Set grad_clip very high for the comparison, so clipping cannot hide a gradient that is several times "
+        "too large.",
+    )),
+    "accum-zero-grad-inside": K("when the gradients are reset", "training", (
+            "training.accumulation-every-micro-batch", "training.accumulation-equal-split"), (
+        "Wrap optimizer.step and record the gradients it is handed; compare them with each micro-batch's own "
+        "gradient: if they equal the last one's, the earlier micro-batches were wiped.",
+        "Count how often the gradients are reset during one train_step, and where that happens relative to "
+        "the backward calls.",
+        "Check the cosine between the step's gradient and one big batch's gradient over the same examples: "
+        "it must be 1.",
+    )),
+    "amp-clip-before-unscale": K("clipping under the GradScaler", "training", (
+            "training.scaler-clips-true-gradients",), (
+        "With torch.amp.GradScaler(\"cpu\", init_scale=1024) and a small grad_clip, record the gradient norm "
+        "the optimizer's step is handed and compare it with the clip value.",
+        "Print the gradient norm right before clipping, with and without a scaler: a norm about init_scale "
+        "times larger means the clip measured scaled gradients.",
+        "Write down the order of scale, backward, unscale, clip, scaler step and update, and check the code "
+        "follows it.",
+    )),
+    "amp-step-bypasses-scaler": K("stepping through the GradScaler", "training", (
+            "training.scaler-unscaled-step", "training.scaler-skips-inf"), (
+        "With a GradScaler of init_scale 1024, compare the gradients handed to optimizer.step with the same "
+        "step's gradients without a scaler: they must be equal, not 1024 times larger.",
+        "Make one gradient infinite with a hook and check the parameters do not move and the scaler's scale "
+        "halves after train_step.",
+        "Print scaler.get_scale() over a few steps: it never changes if the scaler is never updated.",
+    )),
+    "pad-in-loss": K("padding in the loss", "loss", ("loss.padding-ignored",), (
+        "Collate documents of lengths 3 and 9 and print the short one's labels after its last real token: "
+        "each must be -100.",
+        "Compute the loss of one document alone and of the same document padded next to a long one, weighted "
+        "by target tokens: the two must agree however much padding there is.",
+        "Count the labels that are not -100 and compare with the number of real next tokens in the batch.",
+    )),
+    "eos-masked-as-pad": K("the EOS target", "loss", ("loss.eos-is-a-target",), (
+        "Collate with pad_id equal to the EOS id and check each document's final EOS still appears among "
+        "the labels.",
+        "Compare the labels collate gives with pad_id = EOS and with a pad id no document uses: only the "
+        "padding positions may differ, and they are -100 in both.",
+        "Ask how the code decides a position is padding: from the documents' lengths, or by comparing ids?",
+    )),
+    "collate-shift-wrong": K("the label shift in collate", "loss", ("loss.labels-next-token",), (
+        "Collate one document [a, b, c, EOS] and print input_ids and labels side by side: position t's label "
+        "must be the token at t + 1.",
+        "Follow the labels from collate to the cross-entropy and count every place they are sliced or "
+        "shifted: exactly once in the whole pipeline.",
+        "Compare the loss of a few training steps with the baseline's: a loss that barely falls, or falls "
+        "suspiciously fast, points at the targets.",
+    )),
+    "decay-on-vectors": K("which parameters decay", "optimizer", ("optimizer.decay-by-dimension",), (
+        "Print every optimizer group with its weight_decay and the names and shapes of its parameters.",
+        "Check no one-dimensional parameter (bias, norm gain) sits in a group with weight_decay above 0, and "
+        "every matrix and embedding does.",
+        "Compare the sets of names you get by dimension and by module type: they must be the same.",
+    )),
+    "decay-not-decoupled": K("decoupled weight decay", "optimizer", ("optimizer.decoupled-decay",), (
+        "Set known gradients, take one optimizer step and compare the parameters with AdamW's rule computed "
+        "by hand: p * (1 - lr * wd) - lr * g / (|g| + eps) on the first step.",
+        "Print the optimizer's class and each group's settings: Adam's weight_decay adds to the gradient, "
+        "which the adaptive step then rescales.",
+        "Try a large weight decay on a parameter with a large gradient and see whether the decay still shows.",
+    )),
+    "params-missing-from-optimizer": K("the optimizer's parameter groups", "optimizer",
+                                       ("optimizer.every-parameter",), (
+        "Compare the set of ids of model.parameters() that require grad with the ids across every "
+        "optimizer group: each must appear exactly once.",
+        "Take one step with non-zero gradients everywhere and list the parameters that did not change.",
+        "Check the groups built by your filter together cover every parameter name the model has.",
+    )),
+    "warmup-skips-first": K("the start of the warmup", "training", ("training.lr-warmup", "training.lr-cosine"), (
+        "Print get_lr for steps 0 to warmup_steps + 2: step 0 must be above zero, the values must rise by "
+        "equal amounts, and step warmup_steps must give max_lr exactly.",
+        "Remember the grader sets the lr to get_lr(step) before the step numbered step: list which value the "
+        "first optimizer step actually uses.",
+        "Try warmup_steps = 1 as well as a longer warmup.",
+    )),
+    "schedule-horizon-wrong": K("the schedule's horizon", "training", ("training.lr-cosine",), (
+        "Print get_lr from warmup_steps to max_steps + 5: it must fall from max_lr to exactly min_lr at "
+        "max_steps and stay there.",
+        "Check the midpoint of the decay: halfway between warmup_steps and max_steps the lr must be halfway "
+        "between max_lr and min_lr.",
+        "Ask what unit each argument is in (optimizer steps, not epochs or micro-batches) and check the "
+        "schedule uses the same one throughout.",
+    )),
+    "clip-wrong-place": K("where the gradients are clipped", "training", ("training.clip-total-norm",), (
+        "With a small grad_clip, record the total gradient norm handed to optimizer.step: it must equal "
+        "grad_clip when the true norm is larger.",
+        "Compare the step's gradient with the true gradient of all micro-batches scaled to norm grad_clip: "
+        "the direction must be the same.",
+        "Write down where clipping sits relative to every backward and to the step, and check it happens once "
+        "per step.",
+    )),
+    "eval-dropout-on": K("evaluation in eval mode", "evaluation", ("evaluation.eval-mode",), (
+        "Record model.training inside the model's forward while evaluate runs: it must be False every time.",
+        "Call evaluate twice on the same batches with dropout on: the two values must be identical.",
+        "Compare evaluate's value with the loss computed by hand with the model in eval mode.",
+    )),
+    "eval-train-not-restored": K("the mode after evaluation", "evaluation", ("evaluation.restores-train-mode",), (
+        "Call evaluate on a model in training mode and print model.training afterwards.",
+        "Check every submodule's training flag after evaluate, not only the top module's.",
+        "Watch the training loss after the first evaluation: a sudden smooth drop means dropout went off.",
+    )),
+    "eval-builds-graph": K("gradient tracking during evaluation", "evaluation", ("evaluation.no-grad",), (
+        "Record torch.is_grad_enabled() inside the model's forward while evaluate runs: it must be False.",
+        "Check whether the loss evaluate computes has a grad_fn.",
+        "Watch memory across a long evaluation: a graph kept per batch grows with the number of batches.",
+    )),
+    "eval-mean-of-means": K("how the validation loss is averaged", "evaluation", ("evaluation.token-mean",), (
+        "Evaluate batches with very different numbers of target tokens (one of 4, one of 40) and compare with "
+        "the cross-entropy summed over every target token divided by their count, computed by hand.",
+        "Evaluate the same documents as one batch and as several: the value must not depend on the split.",
+        "Make the last batch smaller than the others and check the result does not move.",
+    )),
+    "split-leaks": K("the train/validation split", "data", ("data.split-disjoint",), (
+        "Split documents that carry their own index and check the two index sets are disjoint and together "
+        "cover every document once.",
+        "Check the validation size is val_fraction of the documents, within one.",
+        "Follow each side back to the permutation it was taken from: both must come from the same one.",
+    )),
+    "shuffle-same-every-epoch": K("the order of each epoch", "data", ("data.batches-reshuffle",), (
+        "Call batches for epochs 0, 1 and 2 with one seed and compare the orders: consecutive epochs must "
+        "differ.",
+        "Call batches twice for the same (epoch, seed): the two orders must be equal.",
+        "Print what the shuffle's random state depends on.",
+    )),
+    "epoch-drops-examples": K("what one epoch covers", "data", ("data.batches-cover-epoch",), (
+        "Draw one epoch of 10 examples in batches of 4 and count the examples you get back, and how often "
+        "each appears.",
+        "Try a batch size that divides the number of examples and one that does not.",
+        "Print the batch sizes of an epoch: only the last may be smaller.",
+    )),
+    "resume-optimizer-state-lost": K("the optimizer state in checkpoints", "checkpoint", (
+            "checkpoint.optimizer-state", "checkpoint.matches-uninterrupted"), (
+        "Save after a few steps, load into a fresh model and optimizer, and compare optimizer.state_dict() "
+        "before and after: every moment and step count must match.",
+        "Run k steps, save, resume in fresh objects and finish; compare the final parameters with a run that "
+        "never stopped.",
+        "Print the first update after a resume against the uninterrupted run's: Adam's bias correction shows "
+        "when its step count starts again.",
+    )),
+    "resume-step-off-by-one": K("the step number in checkpoints", "checkpoint", (
+            "checkpoint.resume-step", "checkpoint.matches-uninterrupted"), (
+        "Save after exactly 3 optimizer steps and print what load_checkpoint returns: the number of steps "
+        "done.",
+        "Log the step numbers a stopped-and-resumed run executes: none repeated, none skipped.",
+        "Compare the lr the resumed run uses at its first step with the uninterrupted run's at that step.",
+    )),
+    "resume-rng-lost": K("the RNG state in checkpoints", "checkpoint", (
+            "checkpoint.rng-state", "checkpoint.matches-uninterrupted"), (
+        "Compare torch.get_rng_state() right after load_checkpoint with the state when the checkpoint was "
+        "saved, after drawing some random numbers in between.",
+        "With dropout on, resume in fresh objects and compare the next step's loss with the run that never "
+        "stopped.",
+        "List everything the checkpoint holds and ask what else the next step depends on.",
+    )),
 }
 
 # Kinds a candidate names in the same words ("the gradient accumulation", "the schedule", "the norm",
 # "the KV cache"): a note naming one of them while the scenario planted another is about the planted one.
 RELATED: tuple[frozenset[str], ...] = (
-    frozenset({"grad-accum-not-divided", "grad-accum-token-mean"}),
-    frozenset({"lr-schedule-wrong", "cosine-schedule-wrong"}),
+    frozenset({"grad-accum-not-divided", "grad-accum-token-mean", "accum-micro-batch-mean", "accum-not-divided",
+               "accum-zero-grad-inside"}),
+    frozenset({"lr-schedule-wrong", "cosine-schedule-wrong", "warmup-skips-first", "schedule-horizon-wrong"}),
+    frozenset({"label-no-shift", "label-double-shift", "collate-shift-wrong"}),
+    frozenset({"ignore-index-wrong", "pad-in-loss", "eos-masked-as-pad"}),
+    frozenset({"clip-after-step", "clip-wrong-place", "amp-clip-before-unscale"}),
+    frozenset({"amp-clip-before-unscale", "amp-step-bypasses-scaler"}),
+    frozenset({"eval-mode-not-restored", "eval-train-not-restored", "eval-dropout-on", "dropout-at-eval"}),
+    frozenset({"decay-on-vectors", "decay-not-decoupled", "params-missing-from-optimizer"}),
+    frozenset({"resume-optimizer-state-lost", "resume-step-off-by-one", "resume-rng-lost"}),
     frozenset({"layernorm-wrong", "rmsnorm-wrong", "rmsnorm-eps-wrong", "rmsnorm-gain-wrong"}),
     frozenset({"mlp-no-nonlinearity", "swiglu-gate-wrong"}),
     frozenset({"kv-cache-no-mask", "cache-write-wrong", "cache-after-repeat-kv"}),

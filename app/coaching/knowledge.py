@@ -14,6 +14,7 @@ CACHE = "generation.cache-matches-full-forward"
 ROTARY = "positional.shift-invariant"
 RMSNORM = "general.rmsnorm"
 SCHEDULE = "training.lr-schedule"
+PIPELINE = "training.accumulation-token-mean"  # pipeline-v1: the grader's loop around the candidate's pieces
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,19 @@ COMPONENT_ADVICE: dict[str, Advice] = {
             "Recompute the loss by hand with log_softmax and gather on a small batch and compare.",
             "Check which positions the loss ignores and confirm padding targets contribute nothing.",
         ),
+        instead=((PIPELINE, Advice(
+            framing="Frame your answer around which label collate gives each position: the next real token, or "
+            "-100 where nothing real follows.",
+            pro_tip="Collate two documents of very different lengths and print input_ids, attention_mask and "
+            "labels row by row: the shift, the padding and each final EOS are all visible at once.",
+            steps=(
+                "For one short document, check position t's label is the token at t + 1 and nothing else "
+                "shifts the labels again on the way to the loss.",
+                "Print the labels after each document's last real token: every one must be -100.",
+                "Collate again with pad_id equal to the EOS id: each document's final EOS must still be a label.",
+                "Compute the loss of a document alone and padded beside a long one: padding must not move it.",
+            ),
+        )),),
     ),
     "positional": Advice(
         framing="Frame your answer around how the model can tell position 0 from position T-1.",
@@ -125,7 +139,20 @@ COMPONENT_ADVICE: dict[str, Advice] = {
                 "Run one backward pass and check every trainable parameter receives a gradient.",
                 "In eval mode, two forward passes on the same input must be exactly equal.",
             ),
-        )),),
+        )),
+            (PIPELINE, Advice(
+                framing="Frame your answer around the functions the grader calls and the shapes they return: "
+                "the model is the scenario's and is correct.",
+                pro_tip="Call each function of data.py and train.py once in the scratch console on a tiny input "
+                "and print what comes back: types and shapes first, values second.",
+                steps=(
+                    "Check collate returns input_ids, attention_mask and labels, each a LongTensor of shape "
+                    "(batch, longest example).",
+                    "Check train_step returns a float and makes exactly one optimizer step per call.",
+                    "Check load_checkpoint returns an int and evaluate a float.",
+                    "Keep every function's signature as the brief gives it, extra arguments optional.",
+                ),
+            ))),
     ),
     "training": Advice(
         framing="Frame your answer around what one optimisation step must do, in order.",
@@ -151,7 +178,24 @@ COMPONENT_ADVICE: dict[str, Advice] = {
                 "optimizer once.",
                 "Inside evaluation, assert the model is in eval mode, and afterwards that its mode is restored.",
             ),
-        )),),
+        )),
+            (PIPELINE, Advice(
+                framing="Frame your answer around the gradient one optimizer step is handed: that of the mean "
+                "loss over every target token of all its micro-batches, clipped on its true scale.",
+                pro_tip="Wrap optimizer.step to record the gradients it receives, and compare them with one "
+                "big batch's gradient over the same examples: every accumulation, scaling and clipping mistake "
+                "shows up there.",
+                steps=(
+                    "Run train_step over micro-batches with very different numbers of target tokens and compare "
+                    "the step's gradient with one batch holding all their tokens.",
+                    "Split one batch into 1, 2 and 4 equal micro-batches: the step's gradient must not change.",
+                    "With a small grad_clip, check the total norm handed to the step equals grad_clip; with a "
+                    "GradScaler, check the step sees true gradients, unscaled before clipping.",
+                    "Print get_lr for every step from 0 to max_steps + 5: above 0 at step 0, max_lr at "
+                    "warmup_steps, min_lr at max_steps.",
+                    "Make one gradient infinite with a hook: with a scaler, the parameters must not move.",
+                ),
+            ))),
     ),
     "generation": Advice(
         framing="Frame your answer around the distribution each new token is drawn from.",
@@ -179,6 +223,58 @@ COMPONENT_ADVICE: dict[str, Advice] = {
                 "Generate past max_seq_len and twice with the same seed, and confirm both behave.",
             ),
         )),),
+    ),
+    "data": Advice(
+        framing="Frame your answer around what each document does between the corpus and a batch: which side "
+        "of the split it lands on and when each epoch shows it.",
+        pro_tip="Give every document its own index as its first token: then split's two parts and every "
+        "epoch's batches can be checked by counting indices.",
+        steps=(
+            "Split indexed documents and check the two parts are disjoint, cover every document once, and the "
+            "validation part holds val_fraction of them, within one.",
+            "Call split twice with one seed and once with another: equal, then different.",
+            "Draw epochs 0, 1 and 2 and check each holds every example exactly once, only the last batch "
+            "smaller.",
+            "Compare consecutive epochs' orders, and the same (epoch, seed) twice: new each epoch, repeatable "
+            "for the same pair.",
+        ),
+    ),
+    "optimizer": Advice(
+        framing="Frame your answer around which parameters the optimizer holds, which of them decay, and how "
+        "the decay is applied.",
+        pro_tip="Print every parameter group with its weight_decay next to the names and shapes of its "
+        "parameters: a missing parameter or a bias that decays stands out at once.",
+        steps=(
+            "Check every parameter that requires grad sits in exactly one group (compare ids, not names).",
+            "Check matrices and embeddings carry weight_decay and every one-dimensional parameter carries 0.",
+            "Set known gradients, take one step and compare with AdamW's update computed by hand: the decay "
+            "shrinks the weights beside the adaptive step, not through the gradient.",
+            "Watch out for tied weights: one tensor reached under two names is still one parameter.",
+        ),
+    ),
+    "evaluation": Advice(
+        framing="Frame your answer around the state evaluate runs the model in, and what its number averages.",
+        pro_tip="A recording model answers most evaluation questions: log model.training and "
+        "torch.is_grad_enabled() inside forward, then call evaluate.",
+        steps=(
+            "Check evaluate runs every forward in eval mode and without building a graph.",
+            "Call evaluate on a model in training mode and print model.training afterwards.",
+            "Evaluate batches with very different numbers of target tokens and compare with the summed "
+            "cross-entropy over every target token divided by their count.",
+            "Call evaluate twice on the same batches with dropout on: the values must be identical.",
+        ),
+    ),
+    "checkpoint": Advice(
+        framing="Frame your answer around everything the next training step depends on, and whether a "
+        "checkpoint brings all of it back.",
+        pro_tip="Run k steps, save, load into a fresh model and optimizer (after moving the RNG on) and "
+        "finish; then compare the final parameters with a run that never stopped, dropout on.",
+        steps=(
+            "Print what load_checkpoint returns after a save at step k: the number of steps done.",
+            "Compare optimizer.state_dict() after loading with the one saved: moments and step counts.",
+            "Compare torch.get_rng_state() after loading with the state at the save.",
+            "Compare the losses of the resumed steps with the uninterrupted run's at the same steps.",
+        ),
     ),
 }
 
@@ -218,7 +314,20 @@ INTERFACE_ADVICE = Advice(
             "Generate with and without the cache, with top_p, and with a seeded generator.",
             "Keep extra constructor arguments optional, with defaults.",
         ),
-    )),),
+    )),
+        (PIPELINE, Advice(
+            framing="Frame your next step around the functions the grader calls: until they match, no other "
+                    "check can run.",
+            pro_tip="The interface check's message says what it expected next to what it found; start there.",
+            steps=(
+                "Read the public interface check's message and compare it with the brief's description of "
+                "data.py and train.py.",
+                "Check data.py defines collate, split and batches and train.py build_optimizer, get_lr, "
+                "train_step, evaluate, save_checkpoint and load_checkpoint, with the brief's arguments.",
+                "Call each once in the scratch console on a tiny input and print what it returns.",
+                "Keep extra arguments optional, with defaults; model.py is the scenario's and stays as it is.",
+            ),
+        ))),
 )
 
 # How tips name each component to a candidate.

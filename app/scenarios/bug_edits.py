@@ -133,7 +133,59 @@ LLAMA_V1_TEMPLATES: dict[str, Template] = {
         r"progress = \(step - warmup_steps\) / \(max_steps - warmup_steps\)"),
         lambda m: "progress = (step - warmup_steps) / max_steps"),
 }
-TEMPLATES: dict[str, dict[str, Template]] = {"gpt-v1": GPT_V1_TEMPLATES, "llama-v1": LLAMA_V1_TEMPLATES}
+# pipeline-v1: the bugs live in data.py and train.py (model.py is the scenario's, read-only). A replacement
+# of "" empties the line (a deleted statement). Clipping in the wrong place and a validation mean of batch
+# means need lines moved or two lines changed together: no template.
+_IGNORE_TOKENS = '(mb["labels"] != IGNORE_INDEX).sum()'
+PIPELINE_V1_TEMPLATES: dict[str, Template] = {
+    "pad-in-loss": ("data.py", re.compile(r"^(?P<indent>\s*)labels\[:, :-1\]\[attention_mask\[:, 1:\] == 0\] = "
+                                          r"(?P<ignore>\w+)\s*$"),
+                    lambda m: f"{m['indent']}labels[:, -1] = {m['ignore']}"),
+    "eos-masked-as-pad": ("data.py", re.compile(r"^(?P<indent>\s*)labels\[:, :-1\]\[attention_mask\[:, 1:\] == 0\] = "
+                                                r"(?P<ignore>\w+)\s*$"),
+                          lambda m: f"{m['indent']}labels[labels == pad_id] = {m['ignore']}"),
+    "collate-shift-wrong": ("data.py", re.compile(r"labels\[:, :-1\] = input_ids\[:, 1:\]$"),
+                            lambda m: "labels[:, :-2] = input_ids[:, 2:]"),
+    "split-leaks": ("data.py", re.compile(r"^(?P<head>\s*train = )\[documents\[i\] for i in order\[n_val:\]\]$"),
+                    lambda m: f"{m['head']}documents[n_val:]"),
+    "shuffle-same-every-epoch": ("data.py", re.compile(r"(?P<call>manual_seed\(|Random\()[^()]*\bepoch\b[^()]*\)"),
+                                 lambda m: f"{m['call']}seed)"),
+    "epoch-drops-examples": ("data.py", re.compile(r"range\(0, len\((?P<seq>\w+)\), batch_size\)"),
+                             lambda m: f"range(0, len({m['seq']}) - batch_size + 1, batch_size)"),
+    "decay-on-vectors": ("train.py", re.compile(r'(?P<group>\{"params": no_decay, "weight_decay": )0\.0\}'),
+                         lambda m: f"{m['group']}weight_decay}}"),
+    "decay-not-decoupled": ("train.py", re.compile(r"torch\.optim\.AdamW\("), lambda m: "torch.optim.Adam("),
+    "params-missing-from-optimizer": ("train.py", re.compile(
+        r'^(?P<head>\s*groups = \[\{"params": decay, [^}]*\}), \{"params": no_decay, [^}]*\}\]$'),
+        lambda m: f"{m['head']}]"),
+    "warmup-skips-first": ("train.py", re.compile(r"^(?P<indent>\s*)(?P<line>if step < warmup_steps:)$"),
+                           lambda m: f"{m['indent']}step += 1\n{m['indent']}{m['line']}"),
+    "schedule-horizon-wrong": ("train.py", re.compile(r"(?P<head>ratio = \(step - warmup_steps\) / )"
+                                                      r"\(max_steps - warmup_steps\)"),
+                               lambda m: f"{m['head']}max_steps"),
+    "accum-micro-batch-mean": ("train.py", re.compile(r"(?P<head>loss = loss_sum\(model, mb, amp_dtype\)) / n_tokens$"),
+                               lambda m: f"{m['head']} / {_IGNORE_TOKENS} / len(micro_batches)"),
+    "accum-not-divided": ("train.py", re.compile(r"(?P<head>loss = loss_sum\(model, mb, amp_dtype\)) / n_tokens$"),
+                          lambda m: f"{m['head']} / {_IGNORE_TOKENS}"),
+    "accum-zero-grad-inside": ("train.py", re.compile(r"^(?P<indent>\s*)(?P<line>for mb in micro_batches:)$"),
+                               lambda m: f"{m['indent']}{m['line']}\n"
+                                         f"{m['indent']}    optimizer.zero_grad(set_to_none=True)"),
+    "amp-clip-before-unscale": ("train.py", re.compile(r"^(?P<indent>\s*)scaler\.unscale_\((?P<opt>\w+)\).*$"),
+                                lambda m: f"{m['indent']}torch.nn.utils.clip_grad_norm_(model.parameters(), "
+                                          f"grad_clip)\n{m['indent']}scaler.unscale_({m['opt']})"),
+    "amp-step-bypasses-scaler": ("train.py", re.compile(r"scaler\.step\((?P<opt>\w+)\).*$"),
+                                 lambda m: f"{m['opt']}.step()"),
+    "eval-dropout-on": ("train.py", re.compile(r"^\s*model\.eval\(\)\s*$"), lambda m: ""),
+    "eval-train-not-restored": ("train.py", re.compile(r"^\s*model\.train\([^()]*\)\s*$"), lambda m: ""),
+    "eval-builds-graph": ("train.py", re.compile(r"^@torch\.(no_grad|inference_mode)\(\)\s*$"), lambda m: ""),
+    "resume-optimizer-state-lost": ("train.py", re.compile(r"^\s*optimizer\.load_state_dict\(.*\)\s*$"),
+                                    lambda m: ""),
+    "resume-step-off-by-one": ("train.py", re.compile(r'return (?P<step>state\["step"\])$'),
+                               lambda m: f"return {m['step']} + 1"),
+    "resume-rng-lost": ("train.py", re.compile(r"^\s*torch\.set_rng_state\(.*\)\s*$"), lambda m: ""),
+}
+TEMPLATES: dict[str, dict[str, Template]] = {"gpt-v1": GPT_V1_TEMPLATES, "llama-v1": LLAMA_V1_TEMPLATES,
+                                             "pipeline-v1": PIPELINE_V1_TEMPLATES}
 
 
 def templates_for(interface: str) -> list[str]:

@@ -130,6 +130,13 @@ def with_bug(package: ScenarioPackage, bug: NewBug) -> ScenarioPackage:
         raise PackageError(f"component: must be one of {', '.join(COMPONENTS)}")
     if any(b.id == bug["id"] for b in package.bugs):
         raise PackageError(f"id: a bug {bug['id']!r} already exists in this scenario")
+    interface = get_interface(package.interface)
+    for edit in bug["edits"]:
+        if edit["file"] in interface.readonly_files:
+            editable = ", ".join(f for f in package.files if f not in interface.readonly_files)
+            raise PackageError(f"edits: {edit['file']} is read-only in {interface.name} scenarios (the scenario's "
+                               f"own, never the candidate's, so a bug there could never be fixed): plant the bug "
+                               f"in {editable}")
     data = package.to_dict()
     data["bugs"] = [*data["bugs"], bug]
     return _rebuilt(data)

@@ -25,6 +25,8 @@ class PublicPackage:
     components: list[str]
     bugs: list[dict[str, str]]  # for interviewers: id, component, title
     time_limit_minutes: int = 45
+    # Files shown but never edited or sent: the scenario's own (pipeline-v1's model.py); grading uses its copy.
+    readonly: tuple[str, ...] = ()
 
     @property
     def question_ids(self) -> set[str]:
@@ -59,7 +61,10 @@ def package_of(version: ScenarioVersion) -> ScenarioPackage:
 
 def public_package(version: ScenarioVersion) -> PublicPackage:
     """Load a version's package and keep only what may leave the server."""
+    from app.engine.interfaces import INTERFACES
+
     package = package_of(version)
+    interface = INTERFACES.get(package.interface)
     starter = {name: str(text) for name, text in dict(package.starter_files).items()}
     editable = tuple(package.files) if package.files else tuple(starter)
     questions = [{"id": str(q["id"]), "text": str(q.get("text", ""))} for q in package.questions]
@@ -74,4 +79,5 @@ def public_package(version: ScenarioVersion) -> PublicPackage:
         components=components,
         bugs=bugs,
         time_limit_minutes=int(package.time_limit_minutes),
+        readonly=tuple(n for n in editable if interface is not None and n in interface.readonly_files),
     )

@@ -116,6 +116,7 @@ class WorkspacePage(PageContext):
     brief_html: Markup
     draft: Draft | drafts.DraftText  # the stored draft, or the text a refused post carried
     files: tuple[str, ...]
+    readonly_files: tuple[str, ...]  # shown read-only, never sent (pipeline-v1's model.py)
     active_file: str
     scratch_file: str
     questions: list[dict[str, str]]
@@ -159,7 +160,9 @@ def page_context(request: Request, session: Session, ws: Workspace, *, attempt_i
         brief_html=render_markdown(ws.package.brief, top_level=3),
         draft=draft,
         files=files,
-        active_file=active_file if active_file in files else files[0],
+        readonly_files=ws.package.readonly,
+        active_file=active_file if active_file in files else next((f for f in files if f not in ws.package.readonly),
+                                                                    files[0]),
         scratch_file=SCRATCH_FILE,
         questions=ws.package.questions,
         results=view_of(session, shown, ws, numbered),

@@ -137,6 +137,7 @@ class ResultsView:
     chart: charts.LossChart | None = None
     heatmaps: list[charts.Heatmap] = field(default_factory=list)
     cache: charts.CacheCharts | None = None  # interfaces with a KV cache: cached against full forward
+    pipeline: list[charts.PipelineChart] = field(default_factory=list)  # pipeline-v1: accumulation, lr, resume
     training: TrainingSummary | None = None  # for the headline numbers and samples
     regressions: list[str] = field(default_factory=list)
     tips: list[ShownTip] = field(default_factory=list)
@@ -226,6 +227,7 @@ def build_view(*, session: Session, attempt: Attempt, staff: bool, number: int |
     if staff and view.verdict["checks"] == "public":
         view.hidden_note = hidden_note(stored_status=attempt.status, result=result)
     view.score = score_view(attempt, result)
+    view.pipeline = charts.pipeline_charts(result.pipeline)
     if result.training is not None:
         view.training = result.training
         view.training_error = located(result.training.error) if result.training.error else None

@@ -11,7 +11,12 @@
   var csrf = (form.querySelector("input[name=csrf_token]") || {}).value || "";
   var revision = parseInt(root.dataset.revision, 10) || 0;
   var readOnly = root.dataset.timeIsUp === "yes";
-  var editors = {}; // file name -> {get, set, focus, setTheme, view}
+  var editors = {}; // file name -> {get, set, focus, setTheme, view, fixed}
+  // The names of the files the candidate writes: a read-only file (data-readonly, the scenario's own) is
+  // shown but never marked dirty, saved or sent with Run/Submit.
+  function writable() {
+    return Object.keys(editors).filter(function (name) { return !editors[name].fixed; });
+  }
   var dirtyFiles = {};
   var dirtyNotes = {};
   var saveTimer = null;
@@ -104,19 +109,20 @@
 
   root.querySelectorAll("textarea.code").forEach(function (area) {
     var name = area.dataset.file;
+    var fixed = area.dataset.readonly === "yes";
     if (window.DojoEditor && window.DojoEditor.fromTextarea) {
       var editor = window.DojoEditor.fromTextarea(area, {
         language: "python",
-        label: "Editor: " + name,
+        label: area.getAttribute("aria-label") || "Editor: " + name,
         theme: theme,
-        readOnly: readOnly,
-        onChange: function () { markDirtyFile(name); },
+        readOnly: readOnly || fixed,
+        onChange: function () { if (!fixed) markDirtyFile(name); },
         onRun: function () { clickButton("run-button"); },
         onSubmit: function () { clickButton("submit-button"); },
         onSave: function () { saveNow(); },
-        onPaste: function (text) { reportPaste(name, text); },
+        onPaste: function (text) { if (!fixed) reportPaste(name, text); },
         onChanges: function (changes, userEvent, line) {  // keystrokes of an interview (workspace-live.js)
-          if (window.dojoLive) window.dojoLive.changed(name, changes, userEvent, line);
+          if (window.dojoLive && !fixed) window.dojoLive.changed(name, changes, userEvent, line);
         },
       });
       // A long file scrolls inside the editor: its scroll area takes focus too, so keyboard users can
@@ -125,7 +131,7 @@
       editor.view.scrollDOM.setAttribute("aria-label", "Scroll " + name);
       editors[name] = {
         get: editor.getValue, set: editor.setValue, focus: editor.focus, setTheme: editor.setTheme,
-        view: editor.view, gotoLine: editor.goToLine,
+        view: editor.view, gotoLine: editor.goToLine, fixed: fixed,
         // Wrapping long lines: the bundle's own switch when it has one, else page CSS (workspace.css, .cm-wrap).
         setWrap: editor.setLineWrapping ? editor.setLineWrapping : function (on) {
           editor.view.dom.classList.toggle("cm-wrap", on);
@@ -134,6 +140,8 @@
       };
     } else {
       editors[name] = textareaEditor(area);
+      editors[name].fixed = fixed;
+      if (fixed) return;
       area.addEventListener("input", function () { markDirtyFile(name); });
       area.addEventListener("paste", function (event) {
         reportPaste(name, (event.clipboardData || window.clipboardData).getData("text") || "");
@@ -174,7 +182,7 @@
   var applyingRemote = false; // text loaded from the server is not an edit to save again
 
   function markDirtyFile(name) {
-    if (readOnly || applyingRemote) return;
+    if (readOnly || applyingRemote || (editors[name] && editors[name].fixed)) return;
     dirtyFiles[name] = true;
     scheduleSave();
   }
@@ -270,7 +278,7 @@
       .then(function (draft) {
         applyingRemote = true;
         Object.keys(draft.files).forEach(function (name) {
-          if (editors[name] && editors[name].get() !== draft.files[name]) editors[name].set(draft.files[name]);
+          if (editors[name] && !editors[name].fixed && editors[name].get() !== draft.files[name]) editors[name].set(draft.files[name]);
         });
         applyingRemote = false;
         root.querySelectorAll("textarea.note").forEach(function (area) {
@@ -287,7 +295,7 @@
 
   document.getElementById("load-latest").addEventListener("click", function () { loadLatest(); });
   document.getElementById("keep-mine").addEventListener("click", function () {
-    Object.keys(editors).forEach(function (name) { dirtyFiles[name] = true; });
+    writable().forEach(function (name) { dirtyFiles[name] = true; });
     root.querySelectorAll("textarea.note").forEach(function (area) { dirtyNotes[area.dataset.note] = true; });
     behind = false;
     saveNow(true);
@@ -362,8 +370,8 @@
         beforeAction();
         var data = new FormData(form);
         data.set("kind", button.value);
-        Object.keys(editors).forEach(function (name) { data.set("file:" + name, editors[name].get()); });
-        if (window.dojoLive) data.set("live", window.dojoLive.formValue(Object.keys(editors)));
+        writable().forEach(function (name) { data.set("file:" + name, editors[name].get()); });
+        if (window.dojoLive) data.set("live", window.dojoLive.formValue(writable()));
         clearTimeout(saveTimer);  // the attempt saves this text as the draft
         dirtyFiles = {};
         dirtyNotes = {};
@@ -403,7 +411,7 @@
 
   document.getElementById("save-button").addEventListener("click", function (event) {
     event.preventDefault();
-    Object.keys(editors).forEach(function (name) { dirtyFiles[name] = true; });
+    writable().forEach(function (name) { dirtyFiles[name] = true; });
     saveNow();
   });
 
@@ -419,7 +427,7 @@
       clickButton("run-button");
     } else if (event.key === "s" || event.key === "S") {
       event.preventDefault();
-      Object.keys(editors).forEach(function (name) { dirtyFiles[name] = true; });
+      writable().forEach(function (name) { dirtyFiles[name] = true; });
       saveNow();
     }
   });

@@ -97,6 +97,8 @@ class ScoreView:
     fixed: int
     total: int
     undecided: int  # bugs that could not be judged (a check not run) or whose verdict is still being computed
+    # bugs whose checks pass but may be hidden by something else that still fails ("cannot tell yet")
+    cannot_tell: int
     provisional: bool  # the version's bug x test matrix is still being computed
     points: float
     hint_deduction: float  # points the hints taken on fixed bugs cost this submit
@@ -259,7 +261,9 @@ def score_view(attempt: Attempt, result: GradeResult) -> ScoreView | None:
     used = attempt.hints_used or {}
     deduction = sum(min(1.0, HINT_PENALTY * int(used.get(b.id, 0))) * share for b in result.bugs if b.fixed)
     undecided = sum(1 for b in result.bugs if not b.fixed and (not b.verifiable or result.provisional))
+    cannot_tell = sum(1 for b in result.bugs if b.verdict == "cannot_tell" and not result.provisional)
     return ScoreView(fixed=sum(1 for b in result.bugs if b.fixed), total=len(result.bugs), undecided=undecided,
+                     cannot_tell=cannot_tell,
                      provisional=result.provisional, points=points(attempt.score) or 0.0,
                      hint_deduction=round(deduction, 1))
 

@@ -157,6 +157,14 @@ def test_a_graded_submit_shows_bugs_fixed_points_and_hint_deductions_and_a_pass_
     expect(results.get_by_role("link", name="Pick another challenge")).to_be_visible()
     expect(results.get_by_role("link", name="your notes")).to_have_attribute("href", "#notes")
 
+    # Every planted bug's checks pass but a change outside them still fails: the bugs cannot be judged yet.
+    unsure = [b | {"verdict": "cannot_tell", "reason": "cannot tell yet"} for b in bugs("leaky-mask", set())]
+    unsure_id = store(server, "leaky-mask", result=graded_result() | {"bugs": unsure}, score=0.0)
+    results = open_attempt(page, server, "leaky-mask", unsure_id)
+    score = results.get_by_role("group", name="Score of this submission")
+    expect(score).to_contain_text("0 of 4 bugs fixed")
+    expect(score).to_contain_text("4 bugs cannot be judged yet, so they score nothing for now")
+
 
 # ---- 4. Hints that are fair ----
 

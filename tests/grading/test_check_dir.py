@@ -114,7 +114,8 @@ def test_a_pipeline_directory_is_told_by_data_py_even_beside_a_model():
     gpt = "class GPTConfig:\n    pass\n\n\nclass GPT:\n    pass\n"
     assert detect_interface("", {"data.py": data}) == "pipeline-v1"
     assert detect_interface(gpt, {"model.py": gpt, "data.py": data}) == "pipeline-v1"
-    assert detect_interface(gpt, {"model.py": gpt, "data.py": "def get_batch(data, block_size):\n    ...\n"}) == "gpt-v1"
+    get_batch = "def get_batch(data, block_size):\n    ...\n"
+    assert detect_interface(gpt, {"model.py": gpt, "data.py": get_batch}) == "gpt-v1"
 
 
 def test_shift_failure_with_passing_cache_checks_blames_the_cache_start():

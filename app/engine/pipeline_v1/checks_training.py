@@ -63,12 +63,16 @@ def lr_warmup(c: Measurements, r: Measurements) -> str:
             first = next(i for i, v in enumerate(lr) if not v > 0)
             raise Fail(f"get_lr gives {lr[first]:g} at step {first} (warmup {w}): the lr must be above 0 at every "
                        "step, or that step learns nothing")
-        ramp = lr[: w + 1]
-        steps = [b - a for a, b in zip(ramp, ramp[1:], strict=False)]
-        if any(st <= 0 for st in steps) or (len(steps) > 1 and max(steps) - min(steps) > 1e-9 * top):
-            raise Fail(f"get_lr's warmup over steps 0..{w} is {[round(v, 8) for v in ramp]}: it must rise linearly")
         if not math.isclose(lr[w], top, rel_tol=1e-9):
             raise Fail(f"get_lr gives {lr[w]:g} at step {w} = warmup_steps, where the warmup reaches max_lr = {top:g}")
+        # the ramp may reach max_lr at warmup_steps - 1 ((step + 1) / warmup_steps) or at warmup_steps
+        # ((step + 1) / (warmup_steps + 1)): up to the first step at max_lr it rises by equal steps
+        top_at = next(i for i in range(w + 1) if math.isclose(lr[i], top, rel_tol=1e-9))
+        ramp = lr[: top_at + 1]
+        steps = [b - a for a, b in zip(ramp, ramp[1:], strict=False)]
+        if any(st <= 0 for st in steps) or (len(steps) > 1 and max(steps) - min(steps) > 1e-9 * top):
+            raise Fail(f"get_lr's warmup over steps 0..{w} is {[round(v, 8) for v in lr[: w + 1]]}: it must rise "
+                       "linearly to max_lr")
     return "the warmup rises linearly from above 0 to max_lr at warmup_steps"
 
 

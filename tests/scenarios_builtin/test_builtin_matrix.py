@@ -88,6 +88,23 @@ KEY_TESTS: dict[str, dict[str, str]] = {
         "causal-flag-for-chunks": "generation.chunk-mask",
         "warmup-starts-at-zero": "training.lr-schedule",
     },
+    # pipeline-v1
+    "accumulate-honestly": {
+        "micro-batch-means-averaged": "training.accumulation-token-mean",
+        "clip-after-step": "training.clip-total-norm",
+        "decay-on-every-parameter": "optimizer.decay-by-dimension",
+    },
+    "amp-on-cpu": {
+        "clip-before-unscale": "training.scaler-clips-true-gradients",
+        "step-bypasses-scaler": "training.scaler-skips-inf",
+        "micro-batches-summed": "training.accumulation-equal-split",
+    },
+    "schedule-and-decay": {
+        "adam-with-l2": "optimizer.decoupled-decay",
+        "norm-gains-left-out": "optimizer.every-parameter",
+        "warmup-from-zero": "training.lr-warmup",
+        "loss-shifts-labels-again": "training.accumulation-token-mean",
+    },
 }
 # Every built-in gives each bug a test that no other bug's mutant fails, so scoring can credit each fix
 # on its own. In cache-drift, rotary-road and llama-deep-end those are the probes that look inside a

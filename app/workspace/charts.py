@@ -299,7 +299,7 @@ def cache_charts(training: TrainingSummary) -> CacheCharts | None:
 # (yours solid, the reference's or the resumed run's dashed, each named in a legend), a sentence that says
 # what a person concludes and a data table.
 PIPE_WIDTH, PIPE_HEIGHT = 460, 220
-PIPE_LEFT, PIPE_RIGHT, PIPE_TOP, PIPE_BOTTOM = 62, 112, 16, 40
+PIPE_LEFT, PIPE_RIGHT, PIPE_TOP, PIPE_BOTTOM = 62, 126, 16, 40
 GRAD_AGREE = 1e-6  # float64 gradients summed one way or another (the checks' tolerance)
 LR_REL = 1e-9
 LOSS_REL = 1e-9  # a resumed run repeats the same float64 arithmetic: the same losses to the last bits
@@ -316,6 +316,7 @@ class Guide:
     label: str
     label_x: float
     label_y: float
+    anchor: str = "start"  # the label's text-anchor: "end" puts it left of a vertical line
 
 
 @dataclass(frozen=True)
@@ -540,8 +541,11 @@ def lr_schedule_chart(pipeline: PipelineSummary) -> PipelineChart | None:
     series = [line for line in (frame.line(list(enumerate(ref_lr)), "Reference", "line-ref"),
                                 frame.line(list(enumerate(yours.lr)), "Yours", "line-yours")) if line is not None]
     _, y0, _, y1 = frame.plot
-    guides = [Guide(frame.x(at), y0, frame.x(at), y1, label, frame.x(at) + 3, y0 + 10)
-              for at, label in ((shape.warmup, "warmup ends"), (shape.max_steps, "max_steps")) if 0 <= at < n]
+    # "warmup ends" low and right of its line (the curve peaks there), "max_steps" high and left of its own.
+    guides = [Guide(frame.x(at), y0, frame.x(at), y1, label, frame.x(at) + offset, y, anchor)
+              for at, label, offset, y, anchor in ((shape.warmup, "warmup ends", 3, y1 - 6, "start"),
+                                                   (shape.max_steps, "max_steps", -3, y0 + 10, "end"))
+              if 0 <= at < n]
 
     def differs(i: int) -> bool:
         mine, theirs = yours.lr[i] if i < len(yours.lr) else None, ref_lr[i]

@@ -4,6 +4,7 @@ Usage: .venv/bin/python scripts/screenshots.py [--out docs/screenshots] [--chrom
        [--only workspace-layout]   (just the workspace at 1440x900 after a Run, and at 900 px wide)
        [--only workspace-cache]    (just the Results panel of a llama challenge: a broken KV cache, then fixed)
        [--only workspace-phone]    (just the workspace at 390x844: the brief, then the Code section)
+       [--only pipeline]           (just a training-pipeline challenge: model.py read-only, the three charts)
        [--only workspace]          (just The Leaky Mask submitted twice, its coaching, a diff, the dashboard)
        [--only invites]            (just an invite: the Copy button, the lobby, an interview ended early)
        [--only authoring]          (just the admin's pages: the list, matrices, the shared-tests warning)
@@ -177,6 +178,49 @@ def workspace_cache(browser: object, server: LiveServer, out: Path) -> None:
     page.context.close()
 
 
+PIPELINE_TRAIN = ROOT / "app" / "scenarios_builtin" / "padded-truths" / "solution" / "train.py"
+# Three classic train.py bugs: each micro-batch divided once more by their count, a warmup from 0, the RNG
+# state left out of the resume.
+PIPELINE_BUGS = (
+    ("loss = loss_sum(model, mb, amp_dtype) / n_tokens",
+     "loss = loss_sum(model, mb, amp_dtype) / n_tokens / len(micro_batches)"),
+    ("return max_lr * (step + 1) / (warmup_steps + 1)", "return max_lr * step / warmup_steps"),
+    ('    torch.set_rng_state(state["rng"])\n', ""),
+)
+
+
+def workspace_pipeline(browser: object, server: LiveServer, out: Path) -> None:
+    """Padded truths (pipeline-v1): the workspace with model.py's read-only tab shown, then a train.py with an
+    accumulation, a warmup and a resume bug submitted (a real grading): its Accumulation check, LR schedule and
+    Resume check (at 1000 px so the page scrolls rather than the Results pane)."""
+    page = browser.new_context(viewport={"width": 1000, "height": 1000}).new_page()  # type: ignore[attr-defined]
+    sign_in(page, server, "candidate")
+    page.goto(f"{server.url}/challenges/padded-truths")
+    page.get_by_role("tab", name="model.py (read-only)").click()
+    page.wait_for_load_state("networkidle")
+    page.screenshot(path=str(out / "workspace-pipeline.png"))
+    print("wrote workspace-pipeline.png")
+    train = PIPELINE_TRAIN.read_text()
+    for wrong, broken in PIPELINE_BUGS:
+        assert wrong in train, wrong
+        train = train.replace(wrong, broken)
+    page.get_by_role("tab", name="train.py").click()
+    page.get_by_label("Editor: train.py").click()
+    page.keyboard.press("Control+A")
+    page.keyboard.press("Delete")
+    page.keyboard.insert_text(train)
+    page.get_by_role("button", name="Submit", exact=True).click()
+    page.wait_for_function("""() => {
+      const body = document.getElementById('results-body');
+      return body && body.dataset.attempt && body.dataset.poll === 'no';
+    }""", timeout=600_000)
+    charts = page.get_by_role("region", name="Results").locator(".pipeline-checks")
+    charts.wait_for()
+    charts.screenshot(path=str(out / "workspace-pipeline-charts.png"))
+    print("wrote workspace-pipeline-charts.png")
+    page.context.close()
+
+
 def interview(browser: object, server: LiveServer, invite_url: str, out: Path) -> None:
     """The candidate accepts the invite and submits twice; the interviewer reviews, plays back, decides."""
     candidate = browser.new_context(viewport=VIEWPORT).new_page()  # type: ignore[attr-defined]
@@ -320,7 +364,7 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
     parser.add_argument("--chromium", default="/usr/bin/chromium")
     parser.add_argument("--only", choices=["workspace-layout", "workspace-cache", "workspace-phone", "workspace",
-                                           "invites", "authoring", "interview"],
+                                           "pipeline", "invites", "authoring", "interview"],
                         help="take just these screenshots")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
@@ -347,6 +391,10 @@ def main() -> int:
                 return 0
             if args.only == "workspace":
                 workspace(browser, server, args.out)
+                browser.close()
+                return 0
+            if args.only == "pipeline":
+                workspace_pipeline(browser, server, args.out)
                 browser.close()
                 return 0
             if args.only in ("invites", "authoring"):
@@ -399,6 +447,7 @@ def main() -> int:
             workspace(browser, server, args.out)
             workspace_layout(browser, server, args.out)
             workspace_cache(browser, server, args.out)
+            workspace_pipeline(browser, server, args.out)
             interview(browser, server, invite_url, args.out)
             invites(browser, server, args.out)
             authoring(browser, server, args.out)

@@ -89,6 +89,23 @@ KEY_TESTS: dict[str, dict[str, str]] = {
         "warmup-starts-at-zero": "training.lr-schedule",
     },
     # pipeline-v1
+    "eval-hygiene": {
+        "eval-leaves-eval-mode": "evaluation.restores-train-mode",
+        "eval-keeps-graphs": "evaluation.no-grad",
+        "validation-mean-of-batch-means": "evaluation.token-mean",
+        "cosine-over-whole-run": "training.lr-cosine",
+    },
+    "resume-faithfully": {
+        "adam-moments-dropped": "checkpoint.optimizer-state",
+        "resume-skips-a-step": "checkpoint.resume-step",
+        "dropout-rng-not-saved": "checkpoint.rng-state",
+    },
+    "pipeline-composite": {
+        "eos-masked-with-padding": "loss.eos-is-a-target",
+        "train-from-unshuffled-list": "data.split-disjoint",
+        "resume-one-step-late": "checkpoint.resume-step",
+        "zero-grad-per-micro-batch": "training.accumulation-every-micro-batch",
+    },
     "accumulate-honestly": {
         "micro-batch-means-averaged": "training.accumulation-token-mean",
         "clip-after-step": "training.clip-total-norm",

@@ -89,6 +89,11 @@ KEY_TESTS: dict[str, dict[str, str]] = {
         "warmup-starts-at-zero": "training.lr-schedule",
     },
     # pipeline-v1
+    "padded-truths": {
+        "pad-labels-kept": "loss.padding-ignored",
+        "same-order-every-epoch": "data.batches-reshuffle",
+        "last-batch-dropped": "data.batches-cover-epoch",
+    },
     "eval-hygiene": {
         "eval-leaves-eval-mode": "evaluation.restores-train-mode",
         "eval-keeps-graphs": "evaluation.no-grad",

@@ -402,7 +402,7 @@ KIND_KNOWLEDGE: dict[str, KindKnowledge] = {
     )),
     "params-missing-from-optimizer": K("the optimizer's parameter groups", "optimizer",
                                        ("optimizer.every-parameter",), (
-        "Compare the set of ids of model.parameters() that require grad with the ids across every "
+        "Compare the ids of the model's parameters that require grad with the ids across every "
         "optimizer group: each must appear exactly once.",
         "Take one step with non-zero gradients everywhere and list the parameters that did not change.",
         "Check the groups built by your filter together cover every parameter name the model has.",

@@ -9,11 +9,20 @@ from pathlib import Path
 
 KIT_SRC = Path(__file__).resolve().parent / "kit"
 SHARED_SRC = Path(__file__).resolve().parent / "shared"
+LM_PROBES_SRC = SHARED_SRC / "harness" / "lm_probes"
+# The tiny training run's text, shipped as corpus.txt in every language-model bundle.
+CORPUS_FILE = Path(__file__).resolve().parents[1] / "corpus" / "macbeth.txt"
 
 
 def kit_sources() -> dict[str, Path]:
     """The engine kit as every harness bundle ships it: dojo_kit/<file> -> source file."""
     return {f"dojo_kit/{p.name}": p for p in sorted(KIT_SRC.glob("*.py"))}
+
+
+def lm_probe_sources() -> dict[str, Path]:
+    """The probes every language-model interface shares, as each of their bundles ships them:
+    lm_probes/<file> -> source file (app/engine/shared/harness/lm_probes/)."""
+    return {f"lm_probes/{p.name}": p for p in sorted(LM_PROBES_SRC.glob("*.py"))}
 
 
 def shared_check_sources() -> dict[str, Path]:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from app.engine.gpt_v1 import checks_generation as gen
+from app.engine.gpt_v1 import checks_gpt as own
 from app.engine.gpt_v1 import checks_interface as itf
-from app.engine.gpt_v1 import checks_model as mod
-from app.engine.gpt_v1 import checks_structure as st
-from app.engine.gpt_v1 import checks_training as trn
 from app.engine.measurements import Measurements
+from app.engine.shared import checks_generation as gen
+from app.engine.shared import checks_model as mod
+from app.engine.shared import checks_structure as st
+from app.engine.shared import checks_training as trn
 from app.engine.shared import judging
 from app.engine.shared.judging import Check
 from app.engine.shared.verdicts import TestSpec, Verdict
@@ -43,7 +44,7 @@ SUITE: list[tuple[TestSpec, Check]] = [
      st.loss_padding),
     (TestSpec("loss.init-near-ln-v", "loss", True, "initial loss near ln V", needs=FT), mod.init_loss),
     (TestSpec("positional.receives-gradient", "positional", False, "positional parameters train", needs=FT),
-     mod.positional_gradient),
+     own.positional_gradient),
     (TestSpec("positional.depends-on-position", "positional", False, "output depends on the order of tokens",
               needs=F), mod.depends_on_position),
     (TestSpec("attention.causal-perturb", "attention", False, "later tokens do not change earlier outputs",
@@ -57,7 +58,7 @@ SUITE: list[tuple[TestSpec, Check]] = [
     (TestSpec("attention.rows-zero-on-future", "attention", False, "softmax gives the future zero weight",
               needs=M), st.attention_rows_causal),
     (TestSpec("attention.score-scale", "attention", False, "scores are scaled by 1/sqrt(head size)", needs=M),
-     st.attention_scale),
+     own.attention_scale),
     (TestSpec("general.block-residual-identity", "general", False, "a block with silent sublayers is the identity",
               needs=M), st.block_identity),
     (TestSpec("general.mlp-nonlinear", "general", False, "the MLP is nonlinear", needs=M), st.mlp_nonlinear),
@@ -87,7 +88,7 @@ SUITE: list[tuple[TestSpec, Check]] = [
     (TestSpec("training.evaluate-mean", "training", False, "evaluate returns the mean loss",
               needs_train=True, needs=("forward_targets", "evaluate")), trn.evaluate_mean),
     (TestSpec("generation.crops-context", "generation", False, "generation past block_size", needs=G),
-     gen.crops_context),
+     own.crops_context),
     (TestSpec("generation.samples-last-position", "generation", False, "samples from the last position",
               needs=G), gen.samples_last_position),
     (TestSpec("generation.temperature", "generation", False, "temperature scales the logits", needs=G),

@@ -1,24 +1,25 @@
 """The llama-v1 hidden test suite, trusted half: measurements + reference measurements -> verdicts.
 
-gpt-v1's checks judge the probes the two interfaces share (their readings are the same); the
-llama-v1 checks judge the cache, rotary positions, RMSNorm, the gate, top-p, the schedule and
-gradient accumulation. Test ids, statuses and the not-run rules are gpt-v1's.
+The shared checks (app/engine/shared/) judge the probes the two interfaces share (their readings are
+the same); the llama-v1 checks judge the cache, rotary positions, RMSNorm, the gate, top-p, the
+schedule and gradient accumulation. Test ids of the shared checks, statuses and the not-run rules are
+gpt-v1's too (app/engine/shared/judging.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from app.engine.gpt_v1 import checks_generation as gpt_gen
-from app.engine.gpt_v1 import checks_model as mod
-from app.engine.gpt_v1 import checks_structure as st
-from app.engine.gpt_v1 import checks_training as trn
 from app.engine.llama_v1 import checks_cache as cache
 from app.engine.llama_v1 import checks_generation as gen
 from app.engine.llama_v1 import checks_interface as itf
 from app.engine.llama_v1 import checks_layers as lay
 from app.engine.llama_v1 import checks_training as ltrn
 from app.engine.measurements import Measurements
+from app.engine.shared import checks_generation as shared_gen
+from app.engine.shared import checks_model as mod
+from app.engine.shared import checks_structure as st
+from app.engine.shared import checks_training as trn
 from app.engine.shared import judging
 from app.engine.shared.judging import Check
 from app.engine.shared.verdicts import TestSpec, Verdict
@@ -123,14 +124,14 @@ SUITE: list[tuple[TestSpec, Check]] = [
         needs_train=True), trn.evaluate_mean),
     (_t("generation.crops-context", "generation", False, "generation past max_seq_len", G), gen.crops_context),
     (_t("generation.samples-last-position", "generation", False, "samples from the last position", G),
-     gpt_gen.samples_last_position),
-    (_t("generation.temperature", "generation", False, "temperature scales the logits", G), gpt_gen.temperature),
-    (_t("generation.top-k", "generation", False, "top-k keeps k tokens", G), gpt_gen.top_k),
+     shared_gen.samples_last_position),
+    (_t("generation.temperature", "generation", False, "temperature scales the logits", G), shared_gen.temperature),
+    (_t("generation.top-k", "generation", False, "top-k keeps k tokens", G), shared_gen.top_k),
     (_t("generation.top-p", "generation", False, "top-p keeps the nucleus", G), gen.top_p_nucleus),
     (_t("generation.top-p-one", "generation", False, "top_p=1.0 changes nothing", G), gen.top_p_one),
-    (_t("generation.greedy", "generation", False, "top_k=1 is greedy", G), gpt_gen.greedy),
+    (_t("generation.greedy", "generation", False, "top_k=1 is greedy", G), shared_gen.greedy),
     (_t("generation.seeded-reproducible", "generation", False, "seeded generation reproduces", G),
-     gpt_gen.seeded_reproducible),
+     shared_gen.seeded_reproducible),
     (_t("equivalence.logits", "general", False, "logits under fixed weights", F, tier="equivalence"),
      mod.equivalence_logits),
     (_t("equivalence.last-position", "general", False, "last-position logits under fixed weights", M,

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from app.engine.gpt_v1.checks_generation import _case
 from app.engine.measurements import Measurements, ProbeReadings
+from app.engine.shared.checks_generation import _case
 from app.engine.shared.verdicts import Fail, num, probe
 
 PROB_TOL = 1e-6

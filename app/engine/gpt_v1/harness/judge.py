@@ -1,7 +1,7 @@
 """The gpt-v1 judge: runs OUTSIDE the sandbox, in its own process; never imports the candidate's code.
 
 Composes every request to the agent (main.py, in the sandbox), computes every measurement and writes
-result.json (dojo_kit/judge.py). Only the standard library, torch, dojo_kit/ and dojo_harness/.
+result.json (dojo_kit/judge.py). Only the standard library, torch, dojo_kit/, lm_probes/ and dojo_harness/.
 """
 
 import os

@@ -1,6 +1,6 @@
 """The gpt-v1 agent: runs INSIDE the sandbox, imports the candidate's files and answers the judge.
 
-Only the standard library, torch, dojo_kit/ and dojo_harness/ beside this file. It measures nothing and
+Only the standard library, torch, dojo_kit/ and lm_probes/ beside this file. It measures nothing and
 writes no result: the judge (judge.py, another process outside the sandbox) asks, computes and writes.
 """
 
@@ -14,7 +14,8 @@ for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
 # `python -I` does not put the script's directory on sys.path.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from dojo_harness import (  # noqa: E402
+from dojo_kit import agent, model_ops  # noqa: E402
+from lm_probes import (  # noqa: E402
     agent_generation,
     agent_interface,
     agent_ops,
@@ -22,7 +23,6 @@ from dojo_harness import (  # noqa: E402
     agent_tracing,
     agent_training,
 )
-from dojo_kit import agent, model_ops  # noqa: E402
 
 AGENT_OPS = (model_ops, agent_ops, agent_interface, agent_tracing, agent_structure, agent_generation, agent_training)
 

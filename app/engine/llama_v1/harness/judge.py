@@ -1,8 +1,8 @@
 """The llama-v1 judge: runs OUTSIDE the sandbox, in its own process; never imports the candidate's code.
 
 Composes every request to the agent (main.py, in the sandbox), computes every measurement and writes
-result.json (dojo_kit/judge.py). gpt-v1's probes, which llama-v1 reuses, build their models through
-LlamaView. Only the standard library, torch, dojo_kit/, dojo_harness/ and llama_harness/.
+result.json (dojo_kit/judge.py). The shared probes (lm_probes/), which llama-v1 reuses, build their
+models through LlamaView. Only the standard library, torch, dojo_kit/, lm_probes/ and llama_harness/.
 """
 
 import os
@@ -19,7 +19,7 @@ from llama_harness import RESULT_SCHEMA  # noqa: E402
 from llama_harness.loading import LlamaView  # noqa: E402
 from llama_harness.runner import measure  # noqa: E402
 
-VIEW = LlamaView  # gpt-v1's probes build ModelArgs/Transformer through it (also read by dojo bench --only split)
+VIEW = LlamaView  # the shared probes build ModelArgs/Transformer through it (also read by dojo bench --only split)
 
 if __name__ == "__main__":
     torch.set_num_threads(1)

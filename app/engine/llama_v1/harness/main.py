@@ -1,6 +1,6 @@
 """The llama-v1 agent: runs INSIDE the sandbox, imports the candidate's files and answers the judge.
 
-Only the standard library, torch, dojo_kit/, gpt-v1's dojo_harness/ (whose requests llama-v1's models
+Only the standard library, torch, dojo_kit/, the shared lm_probes/ (whose requests llama-v1's models
 answer too) and llama_harness/ beside this file. It measures nothing and writes no result: the judge
 (judge.py, another process outside the sandbox) asks, computes and writes.
 """
@@ -15,7 +15,9 @@ for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
 # `python -I` does not put the script's directory on sys.path.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from dojo_harness import (  # noqa: E402
+from dojo_kit import agent, model_ops  # noqa: E402
+from llama_harness import agent_ops as llama_agent_ops  # noqa: E402
+from lm_probes import (  # noqa: E402
     agent_generation,
     agent_interface,
     agent_ops,
@@ -23,11 +25,9 @@ from dojo_harness import (  # noqa: E402
     agent_tracing,
     agent_training,
 )
-from dojo_kit import agent, model_ops  # noqa: E402
-from llama_harness import agent_ops as llama_agent_ops  # noqa: E402
 
-# gpt-v1's requests (its main.py registers the same), then llama-v1's: its register() puts train.py
-# behind TrainModule, so gpt-v1's training requests call train_step with one micro-batch.
+# The shared requests (gpt-v1 registers the same), then llama-v1's: its register() puts train.py
+# behind TrainModule, so the shared training requests call train_step with one micro-batch.
 AGENT_OPS = (model_ops, agent_ops, agent_interface, agent_tracing, agent_structure, agent_generation, agent_training,
              llama_agent_ops)
 

@@ -8,25 +8,20 @@ import time
 
 from dojo_kit import progress
 from dojo_kit.judge import guarded, run_probes
-
-from . import (
-    RESULT_SCHEMA,
-    attention_probes,
+from lm_probes import (
     data_probes,
     generation_probes,
-    interface,
     loss_probes,
     model_probes,
     structure_probes,
     tiny_run,
     train_probes,
 )
+from lm_probes.attention_probes import attention_rows
+from lm_probes.tiny_run import DEFAULT_TRAINING
 
-DEFAULT_TRAINING = {
-    "steps": 200, "batch_size": 16, "block_size": 32, "n_layer": 2, "n_head": 4, "n_embd": 48,
-    "learning_rate": 3e-3, "seed": 1337, "eval_interval": 25, "eval_batches": 4,
-    "leak_steps": 60, "sample_tokens": 80, "prompt": "MACBETH:\n",
-}
+from . import RESULT_SCHEMA, interface, positional_probes, scale_probes
+
 HARNESS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 PROBES = [  # (name, needs train.py, function); the interface first, as the checks judge it first
@@ -36,7 +31,7 @@ PROBES = [  # (name, needs train.py, function); the interface first, as the chec
     ("forward_shapes", False, model_probes.forward_shapes),
     ("loss_consistency", False, model_probes.loss_consistency),
     ("init_loss", False, model_probes.init_loss),
-    ("positional_gradient", False, model_probes.positional_gradient),
+    ("positional_gradient", False, positional_probes.positional_gradient),
     ("order_dependence", False, model_probes.order_dependence),
     ("causality_perturb", False, model_probes.causality_perturb),
     ("causality_extreme", False, model_probes.causality_extreme),
@@ -44,8 +39,8 @@ PROBES = [  # (name, needs train.py, function); the interface first, as the chec
     ("batch_independence", False, model_probes.batch_independence),
     ("eval_determinism", False, model_probes.eval_determinism),
     ("loss_invariances", False, loss_probes.loss_invariances),
-    ("attention_rows", False, attention_probes.attention_rows),
-    ("attention_scale", False, attention_probes.attention_scale),
+    ("attention_rows", False, attention_rows),
+    ("attention_scale", False, scale_probes.attention_scale),
     ("block_identity", False, structure_probes.block_identity),
     ("mlp_nonlinearity", False, structure_probes.mlp_nonlinearity),
     ("final_norm", False, structure_probes.final_norm),

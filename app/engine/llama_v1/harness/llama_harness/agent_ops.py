@@ -1,5 +1,5 @@
 """llama-v1's requests the agent answers beyond the shared model requests (dojo_kit/model_ops.py) and
-gpt-v1's (dojo_harness/agent_*.py, which llama-v1's probes use too): whether a call of train.py's own
+the shared ones (lm_probes/agent_*.py, which both interfaces register): whether a call of train.py's own
 functions would bind, what forward returned through a cache, the tensors a cache holds, get_lr's values,
 the gradients train_step hands the optimizer for a list of micro-batches.
 
@@ -10,14 +10,14 @@ the judge chose; the judge computes the measurements (llama_harness/*_probes.py,
 import inspect
 
 import torch
-from dojo_harness.agent_interface import returned
-from dojo_harness.agent_optim import AdamW
-from dojo_harness.agent_training import StepSpy
 from dojo_kit.agent import describe
+from lm_probes.agent_interface import returned
+from lm_probes.agent_optim import AdamW
+from lm_probes.agent_training import StepSpy
 
 
 class TrainModule:
-    """train.py as gpt-v1's requests call it: train_step(model, optimizer, x, y) is a step of one
+    """train.py as the shared requests call it: train_step(model, optimizer, x, y) is a step of one
     micro-batch [(x, y)]; evaluate and anything else are the candidate's own."""
 
     def __init__(self, train_mod):
@@ -57,7 +57,7 @@ def _facts(tensors):
 
 
 def register(agent):
-    """Add llama-v1's requests to an Agent. gpt-v1's requests then see train.py through TrainModule;
+    """Add llama-v1's requests to an Agent. The shared requests then see train.py through TrainModule;
     llama-v1's own see the candidate's module."""
     own_train = agent.mods.get("train")
     if own_train is not None:

@@ -9,9 +9,9 @@ Judge side: the agent returns the raw logits of each call; every difference is c
 """
 
 import torch
-from dojo_harness.errors import describe
-from dojo_harness.loading import tokens
 from dojo_kit.remote import ObservationError
+from lm_probes.errors import describe
+from lm_probes.loading import tokens
 
 from .loading import build_llama
 

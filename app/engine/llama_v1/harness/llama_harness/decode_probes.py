@@ -11,14 +11,14 @@ every attention (scaled_dot_product_attention, or probabilities multiplied with 
 - the decoded query of the first attention, which must be position 0's query rotated by the decoded
   position (on a repeated token every position's query there is one vector before the rotation).
 
-Judge side: the agent only records the calls (gpt-v1's agent_tracing.py); every number is computed here.
+Judge side: the agent only records the calls (lm_probes/agent_tracing.py); every number is computed here.
 """
 
 import math
 
 import torch
-from dojo_harness.errors import describe
-from dojo_harness.tracing import MATMUL, traced_forward
+from lm_probes.errors import describe
+from lm_probes.tracing import MATMUL, traced_forward
 
 from .loading import build_llama
 from .rotary_probes import HEAD_DIM, _rotate, _rows

@@ -4,16 +4,16 @@ Each item is "met", "unmet" (the code does something other than the interface sa
 what) or "unknown" (the code raised before the item could be seen; the tests report that exception
 themselves). The trusted checks hold the wording of what the interface expects.
 
-The agent reports raw facts (gpt-v1's agent_interface.py and llama's agent_ops.py): whether a name is
+The agent reports raw facts (lm_probes/agent_interface.py and llama's agent_ops.py): whether a name is
 callable and why a call would not bind, the type a constructor returned, what forward (with or without
 a cache) and get_batch returned as it is. Every shape and type is judged here.
 """
 
 import torch
-from dojo_harness.interface import MET, Returned, _binds, _get_batch, _shape, _unknown, _unmet
-from dojo_harness.loading import tokens
 from dojo_kit.client import CandidateError
 from dojo_kit.remote import ObservationError, RemoteModel
+from lm_probes.interface_items import MET, Returned, _binds, _get_batch, _shape, _unknown, _unmet
+from lm_probes.loading import tokens
 
 from .loading import ENTRY, model_args
 

@@ -2,21 +2,21 @@
 
 - Norms: modules whose parameters are all vectors (a gain, no weight matrix) that map the residual
   stream (B, T, dim) to itself. At initialisation (unit gain) each must be x / sqrt(mean(x^2) + eps).
-- The MLP: gpt-v1's finder (the outermost class of n_layers position-wise stream modules with a weight
+- The MLP: the shared finder (the outermost class of n_layers position-wise stream modules with a weight
   matrix); traced on one input, the projections it applies to that input are the gate and the value,
   and the input of its last projection must be silu(gate) * value.
 
-Judge side: modules are found from the agent's module facts (gpt-v1's modules.py) and records of calls;
+Judge side: modules are found from the agent's module facts (lm_probes/modules.py) and records of calls;
 the agent applies a module to the judge's inputs and returns what came out (and, for the gate, the
 torch calls it made); every comparison is here.
 """
 
 import torch
 import torch.nn.functional as F
-from dojo_harness.loading import tokens
-from dojo_harness.modules import Refused, call_chains, module_table, read_result
-from dojo_harness.structure_probes import find_mlps
-from dojo_harness.tracing import MATMUL, traced_modules
+from lm_probes.loading import tokens
+from lm_probes.modules import Refused, call_chains, module_table, read_result
+from lm_probes.structure_probes import find_mlps
+from lm_probes.tracing import MATMUL, traced_modules
 
 from .loading import DIM, build_llama
 

@@ -2,7 +2,7 @@
 
 The judge never imports the candidate's code: build_llama asks the agent to construct the model with
 the contract's keyword arguments and returns a RemoteModel (dojo_kit/remote.py). LlamaView is how
-gpt-v1's probes, which llama-v1 reuses, build a llama model from their gpt-sized arguments.
+The shared probes (lm_probes), which llama-v1 reuses, build a llama model from their gpt-sized arguments.
 """
 
 import math

@@ -5,16 +5,16 @@ whose operands carry a (T, head_dim) slice and whose output ends in (T, T); its 
 queries and keys as attention uses them, after the rotation. Nothing is found by module or function
 name, so a hand-written softmax, a per-head loop or complex-number rotary code is seen the same way.
 
-Judge side: the agent records the calls of a forward pass with their tensors (gpt-v1's
+Judge side: the agent records the calls of a forward pass with their tensors (lm_probes'
 agent_tracing.py); finding the products and every measurement happen here, on that record.
 """
 
 import math
 
 import torch
-from dojo_harness.attention_probes import _softmax_scale, probability_sites
-from dojo_harness.loading import tokens
-from dojo_harness.tracing import MATMUL, traced_forward
+from lm_probes.attention_probes import _softmax_scale, probability_sites
+from lm_probes.loading import tokens
+from lm_probes.tracing import MATMUL, traced_forward
 
 from .loading import build_llama
 

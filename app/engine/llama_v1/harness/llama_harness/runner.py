@@ -1,13 +1,15 @@
 """The judge's run over llama-v1: every probe in order, then the tiny training run and the leak probe.
 
 measure(session, job) composes all requests to the agent through `session` and returns the result
-dict that result.json holds. gpt-v1's probes (dojo_harness) build their models through the session's
+dict that result.json holds. the shared probes (lm_probes) build their models through the session's
 view, LlamaView (loading.py); llama-v1's own probes build theirs with ModelArgs' own arguments."""
 
 import os
 import time
 
-from dojo_harness import (
+from dojo_kit import progress
+from dojo_kit.judge import guarded, run_probes
+from lm_probes import (
     attention_probes,
     data_probes,
     generation_probes,
@@ -16,10 +18,8 @@ from dojo_harness import (
     structure_probes,
     tiny_run,
 )
-from dojo_harness import train_probes as gpt_train_probes
-from dojo_harness.runner import DEFAULT_TRAINING
-from dojo_kit import progress
-from dojo_kit.judge import guarded, run_probes
+from lm_probes import train_probes as gpt_train_probes
+from lm_probes.tiny_run import DEFAULT_TRAINING
 
 from . import (
     RESULT_SCHEMA,

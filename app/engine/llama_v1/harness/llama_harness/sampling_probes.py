@@ -1,7 +1,7 @@
 """Top-p (nucleus) sampling, judged by the distributions handed to torch.multinomial.
 
 In the agent, a recorder stands in for torch.multinomial and answers the argmax, so every sampler
-draws the same tokens, and returns the weights it was handed as they were (gpt-v1's
+draws the same tokens, and returns the weights it was handed as they were (lm_probes'
 agent_generation.py). Here they are normalised
 and compared as sorted values (a sampler may sort the probabilities and sample a rank, as Meta's
 sample_top_p does) against the nucleus of the model's own full-forward distribution, from logits the
@@ -10,10 +10,10 @@ reaches p.
 """
 
 import torch
-from dojo_harness.errors import describe
-from dojo_harness.generation_probes import MAX_DRAWS, _distribution
-from dojo_harness.loading import tokens
 from dojo_kit.remote import ObservationError, tensor
+from lm_probes.errors import describe
+from lm_probes.generation_probes import MAX_DRAWS, _distribution
+from lm_probes.loading import tokens
 
 from .loading import build_llama
 

@@ -6,8 +6,8 @@ stepped; the judge's own gradients come from a backward of the model's loss on t
 import math
 
 import torch
-from dojo_harness.loading import tokens
 from dojo_kit.remote import ObservationError, number, tensor
+from lm_probes.loading import tokens
 
 from .loading import build_llama
 

@@ -1,10 +1,8 @@
-"""Probes on the model's forward pass: shapes, loss, positions, causality, batch independence.
+"""Probes on the model's forward pass: shapes, loss, token order, causality, batch independence.
 
 Judge side: each probe asks the agent for raw logits, losses or gradients on inputs chosen here and
 computes its measurements from them (the candidate's code never runs in this process).
 """
-
-import re
 
 import torch
 from dojo_kit.remote import tensor
@@ -17,7 +15,6 @@ _log_softmax = torch.log_softmax
 _randint = torch.randint
 
 V, BLOCK = 37, 12
-POSITIONAL_NAME = re.compile(r"wpe|pos", re.IGNORECASE)
 
 
 def _max_abs(a, b):
@@ -79,23 +76,6 @@ def init_loss(session):
     targets = tokens((8, BLOCK), seed=5)
     logits, loss = forward(model, tokens((8, BLOCK), seed=4), targets)
     return {"loss": float(loss), "cross_entropy": _cross_entropy(logits, targets), "vocab_size": V}
-
-
-def positional_gradient(session):
-    """Positional parameters (by name) must train; positional buffers must not be all zeros."""
-    model = build_model(session)
-    grads = model.grads(tokens((3, BLOCK), seed=6), tokens((3, BLOCK), seed=7))["grads"]
-    params = []
-    for name, p in model.named_parameters():
-        if POSITIONAL_NAME.search(name):
-            grad = float(grads[name].abs().max()) if name in grads and grads[name].numel() else 0.0
-            params.append({"name": name, "requires_grad": p.requires_grad, "grad": grad,
-                           "norm": float(p.detach().abs().max())})
-    buffers = []
-    for name, b in model.named_buffers():
-        if POSITIONAL_NAME.search(name) and b.is_floating_point():
-            buffers.append({"name": name, "norm": float(b.abs().max())})
-    return {"params": params, "buffers": buffers}
 
 
 def order_dependence(session):

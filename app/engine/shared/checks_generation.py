@@ -1,4 +1,4 @@
-"""Checks on generate(): cropping, sampling distribution, temperature, top-k, greedy, seeding."""
+"""Checks on generate(): the sampling distribution, temperature, top-k, greedy, seeding."""
 
 from __future__ import annotations
 
@@ -25,13 +25,6 @@ def _distribution(case: ProbeReadings, what: str) -> None:
     if not num(case["prob_diff"]) <= PROB_TOL:
         raise Fail(f"{what}: the sampling probabilities differ from the softmax of the last position's "
                    f"logits (max difference {num(case['prob_diff']):.3g})")
-
-
-def crops_context(c: Measurements, r: Measurements) -> str:
-    case = _case(c, "crop")
-    if case["max_context"] is not None and case["max_context"] > 12:
-        raise Fail(f"generating past block_size fed the model {case['max_context']} tokens (block_size is 12)")
-    return "generation runs past block_size with a cropped context"
 
 
 def samples_last_position(c: Measurements, r: Measurements) -> str:

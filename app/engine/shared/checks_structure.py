@@ -1,4 +1,4 @@
-"""Checks that look inside the model (attention rows and scale, block residual, MLP) and loss
+"""Checks that look inside the model (attention rows, block residual, MLP, final norm) and loss
 self-consistency. Each is "not applicable" when its probe found no structure to measure."""
 
 from __future__ import annotations
@@ -31,19 +31,6 @@ def attention_rows_causal(c: Measurements, r: Measurements) -> str:
         raise Fail("the attention probabilities computed by softmax put weight on later positions "
                    f"(above the diagonal; largest {num(d['above_diagonal']):.3g})")
     return "softmax gives later positions exactly zero weight"
-
-
-def attention_scale(c: Measurements, r: Measurements) -> str:
-    d = _applicable(probe(c, "attention_scale"),
-                    "no attention call was observed whose scores could be traced to a query-key product")
-    if d.get("score_diff") is not None and not num(d["score_diff"]) <= 1e-6:
-        hs = int(d["head_size"])
-        raise Fail(f"the attention scores are the query-key dot products times {num(d['scale']):.4g}, but the "
-                   f"head size is {hs}, so the factor should be 1/sqrt({hs}) = {hs ** -0.5:.4g}")
-    if d.get("output_diff") is not None and not num(d["output_diff"]) <= 1e-6:
-        raise Fail("the attention module's output differs from scaled dot-product attention over its own "
-                   f"query, key and value projections (relative difference {num(d['output_diff']):.3g})")
-    return "attention scores are scaled by 1/sqrt(head size)"
 
 
 def block_identity(c: Measurements, r: Measurements) -> str:

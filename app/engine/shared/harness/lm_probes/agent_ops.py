@@ -1,4 +1,4 @@
-"""gpt-v1's requests the agent answers beyond the shared model requests (dojo_kit/model_ops.py).
+"""Requests every language-model agent answers beyond the kit's model requests (dojo_kit/model_ops.py).
 
 Runs in the sandbox, in the candidate's process: every request returns raw observations (tensors,
 plain facts) for inputs the judge chose; the judge computes the measurements.
@@ -12,7 +12,7 @@ from .agent_optim import AdamW
 
 
 def register(agent):
-    """Add gpt-v1's requests to an Agent (also used by llama-v1, whose models answer them too)."""
+    """Add these requests to an Agent (every interface's main.py does)."""
 
     def embedding_jacobian(handle, tokens, vocab_size):
         """d logits[b, t].sum() / d (output of the token embedding) for every (b, t): (B, T, B, T, C).

@@ -1,8 +1,9 @@
 """Build probe models in the agent and name the judge's fixed inputs.
 
 The judge never imports the candidate's code: build_model asks the agent to construct the model through
-the session's view of the interface (gpt-v1's GPTConfig/GPT here; llama-v1 gives its own view, which
-builds ModelArgs/Transformer from the same sizes) and returns a RemoteModel (dojo_kit/remote.py).
+the session's view of the interface (GptView, gpt-v1's GPTConfig/GPT, unless the session brings its
+own: llama-v1's builds ModelArgs/Transformer from the same sizes) and returns a RemoteModel
+(dojo_kit/remote.py).
 """
 
 import torch

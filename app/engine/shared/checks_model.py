@@ -1,4 +1,5 @@
-"""Checks on forward-pass measurements (data, loss, positions, attention, general, equivalence)."""
+"""Checks on forward-pass measurements both interfaces share (data, loss, token order, causality, batch
+independence, equivalence)."""
 
 from __future__ import annotations
 
@@ -100,19 +101,6 @@ def init_loss(c: Measurements, r: Measurements) -> str:
                             f"it is away from ln V = {ln_v:.3f} because of how the model initialises its "
                             "weights, which the interface leaves open")
     raise Fail(f"loss at initialisation is {loss:.3f}; a fresh model should be near ln V = {ln_v:.3f}")
-
-
-def positional_gradient(c: Measurements, r: Measurements) -> str:
-    d = probe(c, "positional_gradient")
-    for p in d["params"]:
-        if p["requires_grad"] and num(p["grad"]) == 0.0:
-            raise Fail(f"the positional parameter {p['name']} receives no gradient from the loss")
-        if not p["requires_grad"] and num(p["norm"]) == 0.0:
-            raise Fail(f"the positional table {p['name']} is all zeros and cannot be trained")
-    for b in d["buffers"]:
-        if num(b["norm"]) == 0.0:
-            raise Fail(f"the positional table {b['name']} is all zeros and cannot be trained")
-    return "positional parameters receive gradients"
 
 
 def depends_on_position(c: Measurements, r: Measurements) -> str:

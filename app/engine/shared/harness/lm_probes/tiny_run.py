@@ -19,6 +19,13 @@ from .model_probes import _cross_entropy
 _randint = torch.randint
 _stack = torch.stack
 
+# The tiny training run's settings unless a scenario sets its own (each interface's runner uses them).
+DEFAULT_TRAINING = {
+    "steps": 200, "batch_size": 16, "block_size": 32, "n_layer": 2, "n_head": 4, "n_embd": 48,
+    "learning_rate": 3e-3, "seed": 1337, "eval_interval": 25, "eval_batches": 4,
+    "leak_steps": 60, "sample_tokens": 80, "prompt": "MACBETH:\n",
+}
+
 
 def load_corpus(path):
     """Character vocabulary and the fixed 90/10 train/val split."""

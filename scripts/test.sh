@@ -7,7 +7,10 @@
 #   --fast   the subset for editing pages and APIs: no training runs or other long runs (marker slow),
 #            no browser, no sandbox; a couple of minutes instead of the whole suite.
 # The tests run in parallel, one pytest-xdist worker per core; files stay whole on one worker (their
-# module fixtures, live servers among them, start once). `-n 0` among the arguments runs in one process.
+# module fixtures, live servers among them, start once) and are handed out in the order tests/conftest.py
+# gives them, files with long tests first (--no-loadscope-reorder: xdist would otherwise hand out the
+# files with the most tests first, leaving a long file of one test, such as a burst of real gradings, to
+# run alone at the end). `-n 0` among the arguments runs in one process.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh --dev "bwrap:bubblewrap" "chromium:chromium"
@@ -20,4 +23,4 @@ fi
 .venv/bin/ruff check app tests migrations scripts
 .venv/bin/mypy
 .venv/bin/lint-imports --no-cache   # the layer contracts in pyproject.toml (docs/architecture.md)
-exec .venv/bin/pytest -n auto --dist loadfile "${select[@]}" "$@"
+exec .venv/bin/pytest -n auto --dist loadfile --no-loadscope-reorder "${select[@]}" "$@"

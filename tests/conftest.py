@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -86,17 +87,21 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 class _LongFilesFirst:
-    """Files with long tests first: pytest-xdist hands out whole files in this order, so the longest start
-    early and the short ones fill in around them, instead of one long file finishing the run alone."""
+    """Files with long tests first: pytest-xdist hands out whole files in this order (scripts/test.sh turns
+    off its own reordering), so the longest start early and the short ones fill in around them, instead of
+    one long file finishing the run alone. Among files with slow tests, those with the most go first (the
+    other-shapes matrix and the built-ins' validations take minutes each)."""
 
     @pytest.hookimpl(trylast=True)  # after the selection and pytest's own ordering, which a stable sort keeps
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         weight: dict[Path, int] = {}
+        slow: Counter[Path] = Counter()
         for item in items:
             heavy = 0 if item.get_closest_marker("slow") else \
                 1 if item.get_closest_marker("browser") or item.get_closest_marker("bwrap") else 2
             weight[item.path] = min(weight.get(item.path, 2), heavy)
-        items.sort(key=lambda item: weight[item.path])
+            slow[item.path] += heavy == 0
+        items.sort(key=lambda item: (weight[item.path], -slow[item.path]))
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -3,6 +3,9 @@ another shape by hand is still caught (the other-shapes matrix)."""
 
 from __future__ import annotations
 
+import copy
+import json
+
 import pytest
 from bug_fixtures import probes_for
 from shapes import CORRECT_SHAPES, OTHER_SHAPE_BUGS
@@ -12,6 +15,10 @@ from app.engine.builtin import builtin_packages
 from app.engine.gpt_v1.checks import run_checks
 from app.engine.measurements import Measurements
 from app.engine.shared.verdicts import FAILED, NOT_APPLICABLE, PASSED
+from app.grading.reference import ensure_reference
+from app.sandbox.bwrap_probe import bwrap_problem
+from app.sandbox.bwrap_runner import BwrapRunner
+from app.sandbox.subprocess_runner import SubprocessRunner
 
 FILES = ("model.py", "data.py")
 # Structure that another design may legitimately lack: the equivalence tier needs the starter's
@@ -28,7 +35,7 @@ def _statuses(result: dict, reference: dict, files=FILES) -> dict[str, tuple[str
 
 @pytest.mark.parametrize("shape", CORRECT_SHAPES, ids=[s.name for s in CORRECT_SHAPES])
 def test_correct_shape_passes_every_test(shape, measure, reference):
-    result = measure(shape.files())
+    result = _measured_once(measure, shape.files())
     assert result["error"] is None
     statuses = _statuses(result, reference)
     wrong = {k: v for k, v in statuses.items() if v[0] != PASSED and not (v[0] == NOT_APPLICABLE
@@ -57,7 +64,8 @@ def test_bug_written_into_another_shape_is_caught(bug, measure, reference):
     statuses = _statuses(result, reference, files)
     missed = {t: statuses[t] for t in bug.detected_by if statuses[t][0] != FAILED}
     assert missed == {}
-    unmodified = measure(shape_files(bug.shape, bug.with_train), probes=["interface", *probes_for(bug.detected_by)])
+    unmodified = _measured_once(measure, shape_files(bug.shape, bug.with_train),
+                                probes=["interface", *probes_for(bug.detected_by)])
     spared = _statuses(unmodified, reference, files)
     assert all(spared[t][0] == PASSED for t in bug.detected_by), {t: spared[t] for t in bug.detected_by}
 
@@ -77,11 +85,11 @@ def test_correct_shape_passes_every_builtin_scenario(shape, measure):
     by_train: dict[str | None, dict] = {}
     gpt_packages = [pkg for pkg in builtin_packages() if pkg.interface == "gpt-v1"]
     for pkg in gpt_packages:
-        reference = _solution_reference(pkg, measure)
+        reference = _solution_reference(pkg)
         train = pkg.solution_files.get("train.py")
         if train not in by_train:
             files = {**shape.files(), **({"train.py": train} if train else {})}
-            by_train[train] = measure(files)
+            by_train[train] = _measured_once(measure, files)
         statuses = _statuses(by_train[train], reference, pkg.files)
         failed[pkg.slug] = {k: v for k, v in statuses.items() if v[0] not in (PASSED, NOT_APPLICABLE)}
     assert failed == {pkg.slug: {} for pkg in gpt_packages}
@@ -90,7 +98,26 @@ def test_correct_shape_passes_every_builtin_scenario(shape, measure):
 _references: dict[str, dict] = {}
 
 
-def _solution_reference(pkg, measure) -> dict:
+def _solution_reference(pkg) -> dict:
+    """The scenario's own reference, the one its gradings use: the solution's measurements in the validation
+    report of the run's reference cache (keyed by the package's content and the engine's fingerprint), so
+    it is measured once per test run, here or by whichever test needs the scenario's matrix first
+    (tests/scenarios_builtin validates every built-in in the sandbox)."""
     if pkg.slug not in _references:
-        _references[pkg.slug] = measure(pkg.solution_files)
+        report = ensure_reference(package=pkg, runner=BwrapRunner() if bwrap_problem() is None else SubprocessRunner())
+        assert report.reference is not None, report.problems
+        _references[pkg.slug] = report.reference.to_json()
     return _references[pkg.slug]
+
+
+_measured: dict[str, dict] = {}
+
+
+def _measured_once(measure, files: dict[str, str], probes: list[str] | None = None) -> dict:
+    """measure(files, probes), once per files and probes in this process: a correct shape without a train.py
+    is measured with every probe by two tests (every test, every built-in), and the unmodified shape of
+    bugs caught by the same probes is measured with the same probes."""
+    key = json.dumps([files, probes], sort_keys=True)
+    if key not in _measured:
+        _measured[key] = measure(files, probes=probes)
+    return copy.deepcopy(_measured[key])

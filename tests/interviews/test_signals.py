@@ -130,7 +130,7 @@ def test_twenty_honest_typed_fixes_raise_no_flag_and_a_pasted_solution_is_flagge
         if len(fixes) < 20 and all(e.new and package.starter_files[e.file].count(e.new) == 1
                                    for b in package.bugs for e in b.edits):
             fixes.append((version, _typed_fix(package, {package.bugs[0].id})))
-    assert len(fixes) == 20
+    assert len(fixes) >= 20  # one whole fix per built-in, topped up with single-bug fixes
     for version, files in fixes:
         package = package_of(version)
         assert files != package.starter_files
@@ -146,7 +146,7 @@ def test_twenty_honest_typed_fixes_raise_no_flag_and_a_pasted_solution_is_flagge
     package = package_of(version)
     candidate = make_account("candidate").user
     interview = started_interview(db=db, interviewer=interviewer, candidate=candidate, version=version)
-    name = package.files[0]
+    name = next(f for f in package.files if package.solution_files[f] != package.starter_files[f])  # a fixed file
     db.add(WorkspaceEvent(user_id=candidate.id, scenario_version_id=version.id,  # type: ignore[attr-defined]
                           interview_id=interview.id, scope=scope_for(interview.id), kind="paste",  # type: ignore[attr-defined]
                           detail={"file": name, "chars": len(package.solution_files[name]), "lines": 100,

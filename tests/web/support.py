@@ -101,6 +101,9 @@ def make_account(db: Session) -> Callable[..., Account]:
     return _make
 
 
+PUBLISHED_SLUG = "attention-zoo"
+
+
 @pytest.fixture
 def published_version(db: Session) -> ScenarioVersion:
     """A real published scenario version: the built-ins, loaded idempotently.
@@ -112,4 +115,5 @@ def published_version(db: Session) -> ScenarioVersion:
     versions = sync_builtin_scenarios(session=db)
     db.commit()
     assert versions, "no built-in scenarios to test with"
-    return versions[0]
+    # A gpt-v1 built-in by name (the first by slug is now a training-pipeline one, whose files differ)
+    return next(v for v in versions if v.content["slug"] == PUBLISHED_SLUG)

@@ -153,7 +153,8 @@ def test_an_unknown_interface_is_refused_on_the_page_keeping_what_was_typed(
                                                         "interface": "mamba-v1", "csrf_token": token},
                               follow_redirects=False)
     assert refused.status_code == 422
-    assert "interface: &#39;mamba-v1&#39; is not a challenge interface; choose one of gpt-v1, llama-v1." in refused.text
+    assert ("interface: &#39;mamba-v1&#39; is not a challenge interface; choose one of gpt-v1, llama-v1, pipeline-v1."
+            in refused.text)
     assert 'role="alert"' in refused.text
     assert f'value="{slug}"' in refused.text and 'value="Mamba &amp; friends"' in refused.text
     assert db.scalar(select(Scenario.id).where(Scenario.slug == slug)) is None

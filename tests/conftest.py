@@ -74,9 +74,14 @@ def _postgres_engine() -> Engine:
     return engine
 
 
-# Fixtures whose value is a training run, or that run real gradings (which train): a test that uses
-# one is `slow`, so `scripts/test.sh --fast` leaves it out.
-TRAINING_FIXTURES = frozenset({"reference", "runner", "use_subprocess_runner"})
+# Fixtures whose value is a training run, that run real gradings (which train), or that run an interface's
+# harness on a model in a child process (the engine's probes, seconds per call, a training run with every
+# probe): a test that uses one is `slow`, so `scripts/test.sh --fast` leaves it out.
+TRAINING_FIXTURES = frozenset({
+    "reference", "runner", "use_subprocess_runner",
+    "measure", "llama_measure", "llama_reference",
+    "pipeline_measure", "pipeline_reference", "pipeline_run_reference",
+})
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m selects by the markers

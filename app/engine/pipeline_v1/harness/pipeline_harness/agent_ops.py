@@ -37,6 +37,13 @@ def _plain(value, depth=0):
     return {"unserialisable": type(value).__name__}
 
 
+def _number(value):
+    """A number a candidate's function returned (a float, an int, a one-element tensor), else None."""
+    if isinstance(value, torch.Tensor):
+        return float(value) if value.numel() == 1 else None
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
 def _named(model):
     return {n: p.detach().clone() for n, p in model.named_parameters()}
 
@@ -147,9 +154,7 @@ def register(agent):
         finally:
             if hook is not None:
                 hook.remove()
-        value = float(returned) if isinstance(returned, (int, float, torch.Tensor)) and \
-            (not isinstance(returned, torch.Tensor) or returned.numel() == 1) else None
-        return {"steps": spy.calls, "returned": value, "params": _named(model),
+        return {"steps": spy.calls, "returned": _number(returned), "params": _named(model),
                 "scale": float(scaler.get_scale()) if scaler is not None else None,
                 "forward_calls": list(getattr(model, "calls", []))}
 
@@ -160,9 +165,7 @@ def register(agent):
         model.train()
         model.calls = []
         value = train.evaluate(model, [{k: v.long().clone() for k, v in b.items()} for b in batches])
-        number = float(value) if isinstance(value, (int, float, torch.Tensor)) and \
-            (not isinstance(value, torch.Tensor) or value.numel() == 1) else None
-        return {"value": number, "training_after": bool(model.training), "calls": list(model.calls)}
+        return {"value": _number(value), "training_after": bool(model.training), "calls": list(model.calls)}
 
     checkpoints = tempfile.mkdtemp(prefix="ckpt-")
 
@@ -245,7 +248,7 @@ def register(agent):
                 group["lr"] = lr
             micro = [data.collate(r.next_batch(), r.pad_id) for _ in range(int(accum))]
             value = train.train_step(r.model, r.optimizer, micro, grad_clip=1.0)
-            losses.append(float(value) if isinstance(value, (int, float, torch.Tensor)) else None)
+            losses.append(_number(value))
             lrs.append(lr)
         return {"losses": losses, "lrs": lrs}
 

@@ -115,7 +115,7 @@ def test_interview_from_invite_to_decision_and_csv(browser: object, server: Live
 
     second = interviewer.locator("#attempt-2")
     second.locator("summary").first.click()
-    second.get_by_text("Diff against the previous attempt (1)").click()
+    second.get_by_text("Diff against the previous attempt (Submit 1)").click()
     assert second.locator("table.diff td.added").count() > 0
 
     slider = interviewer.get_by_label("Playback position")

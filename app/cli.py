@@ -133,7 +133,7 @@ def _worker(args: argparse.Namespace) -> int:
 def _validate(args: argparse.Namespace) -> int:
     from app.grading.commands import validate_command
 
-    return _needs_sandbox(lambda: validate_command(args.target, as_json=args.json))
+    return _needs_sandbox(lambda: validate_command(args.target, as_json=args.json, ship_builtins=args.ship))
 
 
 def _import(args: argparse.Namespace) -> int:
@@ -221,6 +221,9 @@ def build_parser() -> argparse.ArgumentParser:
     validate = scen_sub.add_parser("validate", help="run the mutation matrix; exit 1 if invalid")
     validate.add_argument("target", nargs="?", help="slug of a built-in or path to a package (default: all)")
     validate.add_argument("--json", action="store_true")
+    validate.add_argument("--ship", action="store_true",
+                          help="write each valid built-in's report where the app ships it "
+                               "(default: the built-ins whose shipped report is missing or stale)")
     validate.set_defaults(func=_validate)
     importer = scen_sub.add_parser("import", help="store a package directory or zip as a draft version")
     importer.add_argument("path")

@@ -8,6 +8,8 @@ from app.engine.errors import PackageError
 from app.engine.package import ScenarioPackage, load_package
 
 BUILTIN_DIR = Path(__file__).resolve().parent.parent / "scenarios_builtin"
+# Each built-in's validation report (mutation matrix and the solution's measurements), shipped with it.
+SHIPPED_REPORTS_DIR = BUILTIN_DIR / "_reports"
 
 
 def builtin_dirs() -> list[Path]:
@@ -15,6 +17,11 @@ def builtin_dirs() -> list[Path]:
     if not BUILTIN_DIR.is_dir():
         return []
     return sorted(p for p in BUILTIN_DIR.iterdir() if (p / "scenario.toml").is_file())
+
+
+def shipped_report_path(slug: str) -> Path:
+    """Where the app ships the validation report of the built-in `slug`."""
+    return SHIPPED_REPORTS_DIR / f"{slug}.json"
 
 
 def builtin_packages() -> list[ScenarioPackage]:

@@ -8,12 +8,12 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from app.engine.builtin import builtin_dirs, resolve_package
+from app.engine.builtin import builtin_dirs, find_builtin, resolve_package
 from app.engine.errors import PackageError
 from app.engine.package import ScenarioPackage
 from app.engine.validator import ValidationReport, validate_package
 from app.grading.grader import GradingInputError, grade_files
-from app.grading.reference import store
+from app.grading.reference import load_shipped, ship, store
 from app.grading.result import GradeResult
 
 MARKS = {"passed": "PASS", "failed": "FAIL", "not_applicable": "n/a"}
@@ -95,13 +95,26 @@ def _print_matrix(report: ValidationReport, out: TextIO) -> None:
         print(f"  warning: {w}", file=out)
 
 
-def validate_command(target: str | None, as_json: bool, *, out: TextIO | None = None) -> int:
-    """Validate one package (slug or path) or every built-in; exit status 1 when any is invalid."""
+def validate_command(target: str | None, as_json: bool, *, ship_builtins: bool = False,
+                     out: TextIO | None = None) -> int:
+    """Validate one package (slug or path) or every built-in; exit status 1 when any is invalid.
+
+    ship_builtins: validate the built-in named, or every built-in whose shipped report is missing or was
+    made from other content or by another engine, and write each valid report where the app ships it."""
     from app.sandbox import get_runner
 
     out = out or sys.stdout
     runner = get_runner()
     targets = [str(p) for p in builtin_dirs()] if target is None else [target]
+    if ship_builtins:
+        if target is not None and find_builtin(target) is None:
+            sys.stderr.write(f"dojo scenarios validate --ship: {target} is not a built-in scenario's slug\n")
+            return 2
+        if target is None:
+            targets = [str(p) for p in builtin_dirs() if load_shipped(resolve_package(str(p))) is None]
+            if not as_json:
+                print(f"{len(builtin_dirs()) - len(targets)} shipped report(s) current; validating "
+                      f"{len(targets)}", file=out)
     summaries, ok = [], True
     for t in targets:
         try:
@@ -120,6 +133,10 @@ def validate_command(target: str | None, as_json: bool, *, out: TextIO | None = 
         summaries.append(report.summary())
         if not as_json:
             _print_matrix(report, out)
+        if ship_builtins and report.valid:
+            path = ship(pkg, report)
+            if not as_json:
+                print(f"  shipped: {path}", file=out)
     if as_json:
         print(json.dumps(summaries, indent=2), file=out)
     return 0 if ok else 1

@@ -1,4 +1,10 @@
-"""Reference measurements and the mutation matrix, computed once per scenario version and cached."""
+"""Reference measurements and the mutation matrix, computed once per scenario version and cached.
+
+Built-in scenarios ship their reports (app/scenarios_builtin/_reports/<slug>.json, written by
+`dojo scenarios validate --ship`): a fresh install grades them at once instead of spending minutes of
+CPU on each matrix. A shipped report counts only for the package content and engine it was made by;
+otherwise it is computed as any other.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +18,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from app.core.settings import get_settings, live_settings
+from app.engine.builtin import shipped_report_path
 from app.engine.interfaces import get_interface
 from app.engine.measurements import Measurements
 from app.engine.package import ScenarioPackage
@@ -30,12 +37,33 @@ def cache_path(package: ScenarioPackage) -> Path:
 
 
 def load_cached(package: ScenarioPackage) -> ValidationReport | None:
-    """The cached validation report (with the solution's measurements), if present and readable."""
+    """The cached validation report (with the solution's measurements), if present and readable: the
+    cache's entry, else the report the app ships for this built-in's content and engine."""
     path = cache_path(package)
     try:
         return ValidationReport.from_dict(json.loads(path.read_text(encoding="utf-8")))
     except (OSError, ValueError, KeyError):
+        return load_shipped(package)
+
+
+def load_shipped(package: ScenarioPackage) -> ValidationReport | None:
+    """The shipped report of a built-in with this slug, when it was made from this very content by the
+    running engine (an admin's package of the same slug has another content hash and never matches)."""
+    try:
+        report = ValidationReport.from_dict(json.loads(shipped_report_path(package.slug).read_text(encoding="utf-8")))
+    except (OSError, ValueError, KeyError, TypeError):
         return None
+    current = report.content_hash == package.content_hash \
+        and report.engine == get_interface(package.interface).engine_fingerprint()
+    return report if current and report.reference is not None and report.complete else None
+
+
+def ship(package: ScenarioPackage, report: ValidationReport) -> Path:
+    """Write a built-in's complete report where the app ships it (`dojo scenarios validate --ship`)."""
+    path = shipped_report_path(package.slug)
+    _write_atomically(path, report.to_dict(), indent=1)
+    path.chmod(0o644)  # a file of the repository, not a private cache entry
+    return path
 
 
 def store(package: ScenarioPackage, report: ValidationReport) -> None:
@@ -66,12 +94,14 @@ def store_solution(package: ScenarioPackage, measurements: Measurements) -> None
         _write_atomically(solution_path(package), measurements.to_json())
 
 
-def _write_atomically(path: Path, document: object) -> None:
+def _write_atomically(path: Path, document: object, *, indent: int | None = None) -> None:
     """Write atomically so a concurrent reader never sees half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".ref-")
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(document, fh)
+        json.dump(document, fh, indent=indent, sort_keys=indent is not None)
+        if indent is not None:
+            fh.write("\n")
     os.replace(tmp, path)
 
 

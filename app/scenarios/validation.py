@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from sqlalchemy import select, text, update
@@ -24,6 +25,8 @@ from app.scenarios.job_models import JobTask, ScenarioJob
 from app.scenarios.models import ScenarioVersion
 from app.scenarios.schemas import ValidationJobSummary
 from app.scenarios.task_outcomes import TaskOutcome
+
+log = logging.getLogger(__name__)
 
 KIND = "validate"
 _QUEUEING_LOCK = 0x646F6A6F  # any constant: the advisory lock that serialises queueing validations
@@ -136,10 +139,25 @@ def validate_missing_references(*, session: Session, versions: list[ScenarioVers
     pending = set(reference.missing_references(session=session, versions=versions))
     queued = 0
     for version in versions:
-        if version.id in pending and jobs.active_job(session=session, version_id=version.id, kind=KIND) is None:
+        if version.id not in pending or jobs.active_job(session=session, version_id=version.id, kind=KIND) is not None:
+            continue
+        if not _store_shipped(session=session, version=version):
             start_validation(session=session, version=version, user_id=None)
             queued += 1
     return queued
+
+
+def _store_shipped(*, session: Session, version: ScenarioVersion) -> bool:
+    """Store the report the app ships for this built-in's content and the running engine, if it has one:
+    nothing to compute (an admin's version, or a built-in changed since its report, is validated)."""
+    from app.grading.reference import load_shipped
+
+    shipped = load_shipped(ScenarioPackage.from_dict(version.content))
+    if shipped is None:
+        return False
+    reference.store_report(session=session, version_id=version.id, report=shipped)
+    log.info("scenario %s: the shipped validation report is current; stored", version.content.get("slug"))
+    return True
 
 
 def _one_process_at_a_time(session: Session) -> None:

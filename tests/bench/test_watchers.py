@@ -23,6 +23,9 @@ from app.core.db import make_engine, utcnow
 from app.scenarios.service import slug_of, sync_builtin_scenarios
 from app.users.service import get_by_email
 
+# Real servers polled for seconds at the pages' own pace: long runs, left out of scripts/test.sh --fast.
+pytestmark = pytest.mark.slow
+
 EMAIL = "watcher@example.com"
 
 

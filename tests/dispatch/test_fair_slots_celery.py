@@ -114,6 +114,7 @@ def celery_rig(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Rig]
         broker.close()
 
 
+@pytest.mark.slow  # its rig migrates a database and loads every built-in: over ten seconds
 @pytest.mark.redis
 def test_the_sender_puts_clock_gradings_first_practice_next_and_background_last(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch

@@ -17,7 +17,7 @@ from .helpers import job_for
         ("VALUE = 3", None),
         ("def broken(:\n", "syntax"),
         ("import no_such_module_here", "import"),
-        ("import time\ntime.sleep(60)", "timeout"),
+        pytest.param("import time\ntime.sleep(60)", "timeout", marks=pytest.mark.slow),  # waits out the wall limit
         ("import ctypes\nctypes.string_at(0)", "crash"),
         ("while True:\n    print('A' * 10000)", "output"),
         ("b = []\nwhile True:\n    b.append(bytearray(128 * 1024 * 1024))", "memory"),

@@ -62,3 +62,13 @@ def test_validating_again_computes_the_shipped_report(interface: str) -> None:
     assert fresh.to_dict(measurements=False) == shipped.to_dict(measurements=False)
     verdicts = get_interface(interface).run_checks(fresh.reference, shipped.reference, files=pkg.files)
     assert [v.id for v in verdicts if v.status == FAILED] == []
+
+
+@pytest.mark.bwrap  # the command picks the sandbox runner before it looks at anything
+def test_ship_validates_only_stale_reports_and_refuses_what_is_not_a_builtin(capsys) -> None:
+    from app.grading.commands import validate_command
+
+    assert validate_command(None, as_json=False, ship_builtins=True) == 0
+    assert capsys.readouterr().out == f"{len(builtin_packages())} shipped report(s) current; validating 0\n"
+    assert validate_command("no-such-builtin", as_json=False, ship_builtins=True) == 2
+    assert "no-such-builtin is not a built-in scenario's slug" in capsys.readouterr().err

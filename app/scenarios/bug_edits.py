@@ -135,7 +135,7 @@ LLAMA_V1_TEMPLATES: dict[str, Template] = {
 }
 # pipeline-v1: the bugs live in data.py and train.py (model.py is the scenario's, read-only). A replacement
 # of "" empties the line (a deleted statement). Clipping in the wrong place and a validation mean of batch
-# means need lines moved or two lines changed together: no template.
+# means move a line or change two together: their patterns span lines (see propose).
 _IGNORE_TOKENS = '(mb["labels"] != IGNORE_INDEX).sum()'
 PIPELINE_V1_TEMPLATES: dict[str, Template] = {
     "pad-in-loss": ("data.py", re.compile(r"^(?P<indent>\s*)labels\[:, :-1\]\[attention_mask\[:, 1:\] == 0\] = "
@@ -183,6 +183,17 @@ PIPELINE_V1_TEMPLATES: dict[str, Template] = {
     "resume-step-off-by-one": ("train.py", re.compile(r'return (?P<step>state\["step"\])$'),
                                lambda m: f"return {m['step']} + 1"),
     "resume-rng-lost": ("train.py", re.compile(r"^\s*torch\.set_rng_state\(.*\)\s*$"), lambda m: ""),
+    # the clip moves from before the optimizer's step to just after it (after an if/else that steps through
+    # a scaler otherwise), at its own indentation
+    "clip-wrong-place": ("train.py", re.compile(
+        r"^(?P<clip>[ \t]*torch\.nn\.utils\.clip_grad_norm_\([^\n]*\)\n)"
+        r"(?P<step>(?:[^\n]*\n)*?[ \t]*optimizer\.step\(\)[^\n]*\n)", re.MULTILINE),
+        lambda m: m["step"] + m["clip"]),
+    # each batch's mean loss summed, divided by the number of batches
+    "eval-mean-of-means": ("train.py", re.compile(
+        r"^(?P<indent>[ \t]*)total \+= (?P<loss>float\(loss_sum\([^\n]*\)\))\n"
+        r"(?P=indent)count \+= (?P<count>int\(\(batch\[\"labels\"\] != \w+\)\.sum\(\)\))\n", re.MULTILINE),
+        lambda m: f"{m['indent']}total += {m['loss']} / {m['count']}\n{m['indent']}count += 1\n"),
 }
 TEMPLATES: dict[str, dict[str, Template]] = {"gpt-v1": GPT_V1_TEMPLATES, "llama-v1": LLAMA_V1_TEMPLATES,
                                              "pipeline-v1": PIPELINE_V1_TEMPLATES}
@@ -200,6 +211,12 @@ def propose(kind: str, solution: dict[str, str], interface: str = "gpt-v1") -> t
     if template is None or template[0] not in solution:
         return None
     name, pattern, replace = template
+    if pattern.flags & re.MULTILINE:  # a pattern over several lines: matched in the whole file
+        match = pattern.search(solution[name])
+        if match is None:
+            return None
+        text = solution[name][:match.start()] + replace(match) + solution[name][match.end():]
+        return {**solution, name: text}, f"{name} line {solution[name].count(chr(10), 0, match.start()) + 1}"
     lines = solution[name].splitlines(keepends=True)
     for number, line in enumerate(lines, start=1):
         body = line.rstrip("\n")

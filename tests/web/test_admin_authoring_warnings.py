@@ -33,6 +33,18 @@ def _version(db: Session, slug: str) -> ScenarioVersion:
     return db.query(ScenarioVersion).join(Scenario).filter(Scenario.slug == slug).one()
 
 
+def test_a_pipeline_scenario_is_offered_every_pipeline_template_even_those_over_several_lines(
+        web_client: TestClient, make_account, published_version) -> None:
+    token = _admin(web_client, make_account)
+    slug = _fork(web_client, token, "padded-truths:1")
+    page = web_client.get(f"/admin/scenarios/{slug}/versions/1/bugs/new").text
+    offered = page[page.index('id="template-kind"'):][:6000].split("</select>")[0]
+    assert 'value="clip-wrong-place"' in offered and 'value="eval-mean-of-means"' in offered
+    for kind in ("clip-wrong-place", "eval-mean-of-means"):
+        proposed = web_client.get(f"/admin/scenarios/{slug}/versions/1/bugs/new?kind={kind}").text
+        assert f"The {kind} template changed train.py line" in proposed and "No template" not in proposed
+
+
 def test_a_llama_scenario_is_offered_llama_templates_and_a_telling_comment_is_named(
         web_client: TestClient, make_account, published_version, db: Session) -> None:
     token = _admin(web_client, make_account)

@@ -359,12 +359,41 @@ def authoring(browser: object, server: LiveServer, out: Path) -> None:
     page.context.close()
 
 
+def authoring_pipeline(browser: object, server: LiveServer, out: Path) -> None:
+    """A pipeline-v1 draft offered a template over several lines: the clip moved past the optimizer's step."""
+    page = browser.new_context(viewport=VIEWPORT).new_page()  # type: ignore[attr-defined]
+    sign_in(page, server, "admin")
+    page.goto(f"{server.url}/admin/scenarios")
+    page.get_by_label("Slug").fill("padded-truths-2")
+    page.get_by_label("Title").fill("Padded Truths, again")
+    page.get_by_label("Start from").select_option(label="Fork padded-truths v1 (published)")
+    page.get_by_role("button", name="Create draft").click()
+    page.wait_for_url(f"{server.url}/admin/scenarios/padded-truths-2/versions/1/edit")
+    page.goto(f"{server.url}/admin/scenarios/padded-truths-2/versions/1/bugs/new?kind=clip-wrong-place")
+    page.get_by_text("The clip-wrong-place template changed train.py line").wait_for()
+    shoot(page, out, "admin-new-bug-pipeline")
+    # The moved line itself, in the train.py editor (a viewport shot: the editors draw only what is in view).
+    page.get_by_text("Editor: train.py (copy of the solution)").scroll_into_view_if_needed()
+    moved = page.locator(".cm-line", has_text="clip_grad_norm_(model.parameters(), grad_clip)")
+    for _ in range(40):  # scroll down until the editor has drawn the line
+        if moved.count():
+            break
+        page.mouse.wheel(0, 400)
+        page.wait_for_timeout(100)
+    moved.last.evaluate("line => line.scrollIntoView({block: 'center'})")
+    page.wait_for_timeout(300)
+    path = out / "admin-new-bug-pipeline-edit.png"
+    page.screenshot(path=str(path))  # type: ignore[attr-defined]
+    print(f"wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
+    page.context.close()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
     parser.add_argument("--chromium", default="/usr/bin/chromium")
     parser.add_argument("--only", choices=["workspace-layout", "workspace-cache", "workspace-phone", "workspace",
-                                           "pipeline", "invites", "authoring", "interview"],
+                                           "pipeline", "invites", "authoring", "authoring-pipeline", "interview"],
                         help="take just these screenshots")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
@@ -395,6 +424,10 @@ def main() -> int:
                 return 0
             if args.only == "pipeline":
                 workspace_pipeline(browser, server, args.out)
+                browser.close()
+                return 0
+            if args.only == "authoring-pipeline":
+                authoring_pipeline(browser, server, args.out)
                 browser.close()
                 return 0
             if args.only in ("invites", "authoring"):

@@ -372,6 +372,10 @@ def authoring_pipeline(browser: object, server: LiveServer, out: Path) -> None:
     page.goto(f"{server.url}/admin/scenarios/padded-truths-2/versions/1/bugs/new?kind=clip-wrong-place")
     page.get_by_text("The clip-wrong-place template changed train.py line").wait_for()
     shoot(page, out, "admin-new-bug-pipeline")
+    path = out / "admin-new-bug-pipeline-readonly.png"  # model.py, the scenario's own, read-only
+    page.get_by_text("model.py is read-only").scroll_into_view_if_needed()
+    page.screenshot(path=str(path))  # type: ignore[attr-defined]
+    print(f"wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
     # The moved line itself, in the train.py editor (a viewport shot: the editors draw only what is in view).
     page.get_by_text("Editor: train.py (copy of the solution)").scroll_into_view_if_needed()
     moved = page.locator(".cm-line", has_text="clip_grad_norm_(model.parameters(), grad_clip)")

@@ -9,6 +9,7 @@ from starlette.responses import RedirectResponse, Response
 
 from app.auth.deps import AdminUser, SessionDep
 from app.engine.errors import PackageError
+from app.engine.interfaces import get_interface
 from app.engine.kinds import BUG_KINDS
 from app.engine.package import COMPONENTS, ScenarioPackage
 from app.http.templating import render
@@ -37,6 +38,8 @@ def _page(request: Request, slug: str, version: Any, form: dict[str, str], *, ch
         "slug": slug, "version": version, "package": package, "form": form,
         "kinds": BUG_KINDS, "components": COMPONENTS, "checked": checked, "error": error, "proposal": proposal,
         "templates": bug_edits.templates_for(package.interface), "editor_bundle": editor_bundle(),
+        # the interface's own files (pipeline-v1's model.py): shown, never edited by a bug
+        "readonly_files": get_interface(package.interface).readonly_files,
         "comment_warnings": warnings,
     }, status_code=status_code)
 

@@ -40,6 +40,10 @@ def test_a_pipeline_scenario_is_offered_every_pipeline_template_even_those_over_
     page = web_client.get(f"/admin/scenarios/{slug}/versions/1/bugs/new").text
     offered = page[page.index('id="template-kind"'):][:6000].split("</select>")[0]
     assert 'value="clip-wrong-place"' in offered and 'value="eval-mean-of-means"' in offered
+    # model.py is the scenario's: shown read-only, as in the workspace
+    editor = page[page.index('Editor: model.py (read-only)'):].split("</textarea>")[0]
+    assert "model.py is read-only" in editor and " readonly " in editor
+    assert "Editor: data.py (copy of the solution)" in page and "Editor: train.py (copy of the solution)" in page
     for kind in ("clip-wrong-place", "eval-mean-of-means"):
         proposed = web_client.get(f"/admin/scenarios/{slug}/versions/1/bugs/new?kind={kind}").text
         assert f"The {kind} template changed train.py line" in proposed and "No template" not in proposed

@@ -316,6 +316,16 @@ def invites(browser: object, server: LiveServer, out: Path) -> None:
     page.context.close()
 
 
+def fork_draft(page: object, server: LiveServer, source: str, slug: str, title: str) -> None:
+    """Create the draft `slug` from version 1 of the published `source`, as an admin does on the list page."""
+    page.goto(f"{server.url}/admin/scenarios")  # type: ignore[attr-defined]
+    page.get_by_label("Slug").fill(slug)  # type: ignore[attr-defined]
+    page.get_by_label("Title").fill(title)  # type: ignore[attr-defined]
+    page.get_by_label("Start from").select_option(label=f"Fork {source} v1 (published)")  # type: ignore[attr-defined]
+    page.get_by_role("button", name="Create draft").click()  # type: ignore[attr-defined]
+    page.wait_for_url(f"{server.url}/admin/scenarios/{slug}/versions/1/edit")  # type: ignore[attr-defined]
+
+
 def authoring(browser: object, server: LiveServer, out: Path) -> None:
     """The admin's scenario list, a validated version with its matrix, a fork's editor, audit and coaching."""
     page = browser.new_context(viewport=VIEWPORT).new_page()  # type: ignore[attr-defined]
@@ -332,24 +342,14 @@ def authoring(browser: object, server: LiveServer, out: Path) -> None:
     page.goto(f"{server.url}/admin/scenarios/leaky-mask/versions/1")
     page.get_by_role("heading", name="Bug × test matrix").wait_for(timeout=600_000)
     shoot(page, out, "admin-version")
-    page.goto(f"{server.url}/admin/scenarios")
-    page.get_by_label("Slug").fill("leakier-mask")
-    page.get_by_label("Title").fill("The Leakier Mask")
-    page.get_by_label("Start from").select_option(label="Fork leaky-mask v1 (published)")
-    page.get_by_role("button", name="Create draft").click()
-    page.wait_for_url(f"{server.url}/admin/scenarios/leakier-mask/versions/1/edit")
+    fork_draft(page, server, "leaky-mask", "leakier-mask", "The Leakier Mask")
     shoot(page, out, "admin-edit")
     for path, name in (("/admin/scenarios/leakier-mask/versions/1/bugs/new", "admin-new-bug"),
                        ("/admin/audit", "admin-audit"), ("/admin/coaching", "admin-coaching")):
         page.goto(f"{server.url}{path}")
         shoot(page, out, name)
     # A llama-v1 draft is offered llama-v1 templates; a template fills in the edit at its line.
-    page.goto(f"{server.url}/admin/scenarios")
-    page.get_by_label("Slug").fill("norm-and-gate-2")
-    page.get_by_label("Title").fill("Norm and Gate, again")
-    page.get_by_label("Start from").select_option(label="Fork norm-and-gate v1 (published)")
-    page.get_by_role("button", name="Create draft").click()
-    page.wait_for_url(f"{server.url}/admin/scenarios/norm-and-gate-2/versions/1/edit")
+    fork_draft(page, server, "norm-and-gate", "norm-and-gate-2", "Norm and Gate, again")
     page.goto(f"{server.url}/admin/scenarios/norm-and-gate-2/versions/1/bugs/new?kind=rope-ignores-offset")
     shoot(page, out, "admin-new-bug-llama")
     # Bugs that share all their tests: the version page warns, and Publish asks first.
@@ -363,12 +363,7 @@ def authoring_pipeline(browser: object, server: LiveServer, out: Path) -> None:
     """A pipeline-v1 draft offered a template over several lines: the clip moved past the optimizer's step."""
     page = browser.new_context(viewport=VIEWPORT).new_page()  # type: ignore[attr-defined]
     sign_in(page, server, "admin")
-    page.goto(f"{server.url}/admin/scenarios")
-    page.get_by_label("Slug").fill("padded-truths-2")
-    page.get_by_label("Title").fill("Padded Truths, again")
-    page.get_by_label("Start from").select_option(label="Fork padded-truths v1 (published)")
-    page.get_by_role("button", name="Create draft").click()
-    page.wait_for_url(f"{server.url}/admin/scenarios/padded-truths-2/versions/1/edit")
+    fork_draft(page, server, "padded-truths", "padded-truths-2", "Padded Truths, again")
     page.goto(f"{server.url}/admin/scenarios/padded-truths-2/versions/1/bugs/new?kind=clip-wrong-place")
     page.get_by_text("The clip-wrong-place template changed train.py line").wait_for()
     shoot(page, out, "admin-new-bug-pipeline")

@@ -26,6 +26,7 @@ from collections.abc import Callable
 
 import torch
 
+from .leave import leave
 from .wire import WireClosed, read_frame, write_frame
 
 AGENT_FDS_VAR = "DOJO_AGENT_FDS"
@@ -155,7 +156,8 @@ def agent_fds():
 
 
 def run(register, *, names):
-    """The agent's main: import the candidate's modules, register the interface's ops, serve.
+    """The agent's main: import the candidate's modules, register the interface's ops, serve, then end
+    the process (leave.py).
 
     `register(agent)` adds the interface's ops; `names` are the candidate's module names to import."""
     torch.set_num_threads(1)
@@ -174,4 +176,4 @@ def run(register, *, names):
             register(agent)
 
     Agent(candidate_dir, None, importer=importer).serve(fd_in, fd_out)
-    return 0
+    leave(0)  # the judge has its answers (leave.py: no teardown, no candidate exit hooks)

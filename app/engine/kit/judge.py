@@ -22,6 +22,7 @@ import time
 
 from . import progress
 from .client import AgentClient, AgentGone, AgentTimeout, CandidateError
+from .leave import leave
 from .remote import ObservationError, Session
 
 JUDGE_FDS_VAR = "DOJO_JUDGE_FDS"
@@ -128,7 +129,12 @@ def _apply_limits():
 
 
 def main(measure, *, schema, view=None):
-    """The judge process's entry point: returns its exit code."""
+    """The judge process's entry point: judges, writes the result, and ends the process (leave.py)."""
+    leave(_judge_job(measure, schema=schema, view=view))
+
+
+def _judge_job(measure, *, schema, view):
+    """The exit code of judging the job the environment names (the result written when there is one)."""
     _apply_limits()
     fds = os.environ[JUDGE_FDS_VAR].split(",")
     client = AgentClient(int(fds[0]), int(fds[1]))

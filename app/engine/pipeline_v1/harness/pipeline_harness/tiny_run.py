@@ -11,6 +11,7 @@ validation is read.
 
 import math
 import os
+from collections import Counter
 
 import torch
 import torch.nn.functional as F
@@ -22,7 +23,9 @@ from .probe_model import IGNORE, collate
 ENTRY = ("GPTConfig", "GPT")  # the scenario's model.py follows gpt-v1 (CONTRACTS.md 1)
 DEFAULT_TRAINING = {"steps": 200, "batch_size": 16, "block_size": 32, "n_layer": 2, "n_head": 4, "n_embd": 48,
                     "learning_rate": 3e-3, "seed": 1337}
-EVERY, ACCUM, VAL_BATCH = 25, 1, 32
+# The judge's held-out documents: two batches of 32 (about 2,000 target tokens, as many as gpt-v1's
+# training run validates on).
+EVERY, ACCUM, VAL_BATCH, VAL_BATCHES = 25, 1, 32, 2
 
 
 def corpus_documents(harness_dir, block_size):
@@ -49,12 +52,12 @@ def _val_loss(model, batches):
     return total / count
 
 
-def _unigram_entropy(docs, vocab):
-    counts = torch.zeros(vocab, dtype=torch.float64)
-    for d in docs:
-        counts += torch.bincount(torch.tensor(d[1:]), minlength=vocab).double()
-    p = counts / counts.sum()
-    return float(-(p[p > 0] * p[p > 0].log()).sum())
+def _unigram_entropy(docs):
+    """The entropy of the target tokens' frequencies (a loss a model that learnt only them would reach);
+    counted in Python, a tenth of the time of a tensor per document."""
+    counts = Counter(t for d in docs for t in d[1:])
+    total = sum(counts.values())
+    return -sum(c / total * math.log(c / total) for c in counts.values())
 
 
 def training_run(session, harness_dir, cfg):
@@ -63,7 +66,8 @@ def training_run(session, harness_dir, cfg):
     docs, vocab, eos = corpus_documents(harness_dir, int(cfg["block_size"]))
     held_out = docs[::10]
     given = [d for i, d in enumerate(docs) if i % 10]
-    val = [collate(held_out[i:i + VAL_BATCH], eos) for i in range(0, min(len(held_out), 4 * VAL_BATCH), VAL_BATCH)]
+    val = [collate(held_out[i:i + VAL_BATCH], eos) for i in range(0, min(len(held_out), VAL_BATCHES * VAL_BATCH),
+                                                                       VAL_BATCH)]
     config = {"vocab_size": vocab, "block_size": int(cfg["block_size"]), "n_layer": int(cfg["n_layer"]),
               "n_head": int(cfg["n_head"]), "n_embd": int(cfg["n_embd"]), "dropout": 0.0}
     model = remote_build(session, ENTRY, config, seed=int(cfg["seed"]), dtype=torch.float32, train=True)
@@ -87,7 +91,7 @@ def training_run(session, harness_dir, cfg):
         out["val_loss"].append(_val_loss(model, val))
     out["final_val_loss"] = out["val_loss"][-1]
     out["final_train_loss"] = out["train_loss"][-1]
-    out["unigram_entropy"] = _unigram_entropy(given, vocab)
+    out["unigram_entropy"] = _unigram_entropy(given)
     out["ln_vocab"] = math.log(vocab)
     session.call("drop", handles=[run, model.handle])
     return out

@@ -1,14 +1,13 @@
 """A harness bundle assembled under a temporary data directory and run without the sandbox: the fast
 way probe tests measure model files (gpt-v1's conftest and llama-v1's share it). in_judge runs the split
-harness (judge/agent, app/engine/kit): the agent, the bundle's main.py, in a child process on the files,
-the judge's measure() in this process, which never imports the candidate's modules."""
+harness (judge/agent, app/engine/kit): the agent, the bundle's main.py, in a child process on the files
+(forked from a process that has imported torch already, agent_zygote.py), the judge's measure() in this
+process, which never imports the candidate's modules."""
 
 from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from collections.abc import Callable
 from itertools import count
 from pathlib import Path
@@ -16,6 +15,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from agent_zygote import zygote  # beside this file, on sys.path as this module is
 
 Measure = Callable[..., dict[str, Any]]
 IMPORT_SECONDS = 300.0
@@ -37,7 +37,8 @@ def assemble(bundle_dir: Callable[[], Path], data_dir: Path) -> Path:
 def in_judge(runner: ModuleType, harness_dir: Path, tmp_path_factory: pytest.TempPathFactory, prefix: str, *,
              schema: str, view: Any = None) -> Measure:
     """measure(files, probes=None) -> the judge's result dict for these files: the bundle's agent in a
-    child process, the judge (`runner.measure`, imported from the bundle on sys.path) in this one."""
+    child process (forked by the zygote), the judge (`runner.measure`, imported from the bundle on
+    sys.path) in this one."""
     from dojo_kit import judge as kit_judge  # the bundle's kit: the probes catch its exception classes
     from dojo_kit.client import AgentClient
 
@@ -55,8 +56,8 @@ def in_judge(runner: ModuleType, harness_dir: Path, tmp_path_factory: pytest.Tem
         env = dict(os.environ, DOJO_AGENT_FDS=f"{agent_in},{agent_out}", DOJO_CANDIDATE_DIR=str(directory),
                    DOJO_INPUT=str(directory.parent / f"{directory.name}.json"))
         env.pop("DOJO_PROGRESS_FD", None)
-        agent = subprocess.Popen([sys.executable, "-I", "-B", str(harness_dir / "main.py")], env=env,
-                                 pass_fds=(agent_in, agent_out), cwd=directory.parent)
+        agent = zygote().start(str(harness_dir / "main.py"), cwd=str(directory.parent), env=env,
+                               fds=(agent_in, agent_out))
         os.close(agent_in)
         os.close(agent_out)
         client = AgentClient(judge_out, judge_in)

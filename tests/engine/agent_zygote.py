@@ -9,7 +9,9 @@ agents this way: they run the real sandbox (app/sandbox), which the sandbox and 
 
 Protocol on a SOCK_SEQPACKET socket pair: the test sends one JSON request {"main", "cwd", "env"} with
 the agent's two pipe ends attached (SCM_RIGHTS); the zygote forks and answers {"pid"}, then, when that
-child has ended, {"status"} (its exit code, or minus the signal that ended it). One agent at a time.
+child has ended, {"status"} (its exit code, or minus the signal that ended it). One agent at a time. The
+zygote first says its own {"pid"}; it is no child of the test process (it detaches at start, so the
+sandbox tests that count this process's children see none of it) and it ends when its socket closes.
 """
 
 from __future__ import annotations
@@ -25,9 +27,12 @@ import sys
 
 ZYGOTE = r'''
 import json, os, runpy, socket, sys, traceback
+if os.fork():  # detach: the test process's children stay its own (the sandbox tests count them)
+    os._exit(0)
 import torch
 torch.set_num_threads(1)
 sock = socket.socket(fileno=int(sys.argv[1]))
+sock.send(json.dumps({"pid": os.getpid()}).encode())
 while True:
     try:
         message, fds, _, _ = socket.recv_fds(sock, 1 << 20, 2)
@@ -91,12 +96,17 @@ class Zygote:
     def __init__(self) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self._sock = ours
-        self._process = subprocess.Popen([sys.executable, "-I", "-B", "-c", ZYGOTE, str(theirs.fileno())],
-                                         pass_fds=(theirs.fileno(),))
+        subprocess.run([sys.executable, "-I", "-B", "-c", ZYGOTE, str(theirs.fileno())],
+                       pass_fds=(theirs.fileno(),), check=True)
         theirs.close()
+        self.pid = int(self.read(60)["pid"])
 
     def alive(self) -> bool:
-        return self._process.poll() is None
+        try:
+            os.kill(self.pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
 
     def start(self, main: str, *, cwd: str, env: dict[str, str], fds: tuple[int, int]) -> AgentProcess:
         request = json.dumps({"main": main, "cwd": cwd, "env": env}).encode()
@@ -111,11 +121,8 @@ class Zygote:
         return json.loads(message)
 
     def close(self) -> None:
+        """Its socket closed, the zygote ends (as it does when this process ends)."""
         self._sock.close()
-        try:
-            self._process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self._process.kill()
 
 
 _zygote: Zygote | None = None

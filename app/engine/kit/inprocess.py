@@ -11,6 +11,7 @@ import os
 from .agent import Agent, import_candidate
 from .client import CandidateError
 from .judge import judge, write_result
+from .leave import leave
 
 
 class InProcessClient:
@@ -32,7 +33,8 @@ class InProcessClient:
 
 
 def main(register, names, measure, *, schema, view=None):
-    """Import the candidate, run the judge's measure against it here, write DOJO_OUT/result.json."""
+    """Import the candidate, run the judge's measure against it here, write DOJO_OUT/result.json, and end
+    the process as the split's agent and judge do (leave.py), so the bench compares like with like."""
     candidate_dir = os.environ["DOJO_CANDIDATE_DIR"]
     modules, error = import_candidate(candidate_dir, names)
     agent = Agent(candidate_dir, modules, error)
@@ -41,4 +43,4 @@ def main(register, names, measure, *, schema, view=None):
     with open(os.environ["DOJO_INPUT"], encoding="utf-8") as fh:
         job = json.load(fh)
     write_result(os.environ["DOJO_OUT"], judge(InProcessClient(agent), job, measure, schema=schema, view=view))
-    return 0
+    leave(0)

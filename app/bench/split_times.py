@@ -43,8 +43,8 @@ judge_entry = _load("judge_entry", "judge_entry.py")
 from dojo_kit import inprocess  # noqa: E402
 
 if __name__ == "__main__":
-    sys.exit(inprocess.main(agent_entry.register_ops, agent_entry.module_names(), judge_entry.measure,
-                            schema=judge_entry.RESULT_SCHEMA, view=getattr(judge_entry, "VIEW", None)))
+    inprocess.main(agent_entry.register_ops, agent_entry.module_names(), judge_entry.measure,
+                   schema=judge_entry.RESULT_SCHEMA, view=getattr(judge_entry, "VIEW", None))
 '''
 
 

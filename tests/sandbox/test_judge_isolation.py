@@ -30,7 +30,7 @@ from dojo_kit import agent
 def register(a):
     a.register({"attack": lambda **kw: a.mods["model"].attack(**kw), "double": lambda x: 2 * x})
 
-sys.exit(agent.run(register, names=["model"]))
+agent.run(register, names=["model"])
 '''
 JUDGE = '''
 import os, sys
@@ -45,7 +45,7 @@ def measure(session, job):
         seen = {"raised": exc.message}
     return {"probes": {"attack": seen, "double": session.call("double", x=21)}}
 
-sys.exit(judge.main(measure, schema="test.judged/1"))
+judge.main(measure, schema="test.judged/1")
 '''
 ATTACKS = '''
 import ctypes, json, os, signal

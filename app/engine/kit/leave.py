@@ -1,9 +1,9 @@
 """Ending the agent's and the judge's processes at once, once their work is written.
 
 Python's teardown with torch imported takes about 0.3 s (module finalisers, torch's atexit hooks, and
-torch._dynamo's when torch.optim pulled it in), and a grading waits for both processes to end: two
-tenths of every grading spent tidying memory the kernel frees anyway. In the agent it also means the
-candidate's exit hooks never run.
+torch._dynamo's when torch.optim pulled it in), and a grading waits for both processes to end: three
+tenths of a second of every grading spent tidying memory the kernel frees anyway. In the agent it also
+means the candidate's exit hooks never run.
 """
 
 import contextlib

@@ -39,4 +39,4 @@ def module_names():
 
 
 if __name__ == "__main__":
-    sys.exit(agent.run(register_ops, names=module_names()))
+    agent.run(register_ops, names=module_names())  # ends the process (dojo_kit/leave.py)

@@ -66,8 +66,8 @@ def training_run(session, harness_dir, cfg):
     docs, vocab, eos = corpus_documents(harness_dir, int(cfg["block_size"]))
     held_out = docs[::10]
     given = [d for i, d in enumerate(docs) if i % 10]
-    val = [collate(held_out[i:i + VAL_BATCH], eos) for i in range(0, min(len(held_out), VAL_BATCHES * VAL_BATCH),
-                                                                       VAL_BATCH)]
+    val_docs = held_out[:VAL_BATCHES * VAL_BATCH]
+    val = [collate(val_docs[i:i + VAL_BATCH], eos) for i in range(0, len(val_docs), VAL_BATCH)]
     config = {"vocab_size": vocab, "block_size": int(cfg["block_size"]), "n_layer": int(cfg["n_layer"]),
               "n_head": int(cfg["n_head"]), "n_embd": int(cfg["n_embd"]), "dropout": 0.0}
     model = remote_build(session, ENTRY, config, seed=int(cfg["seed"]), dtype=torch.float32, train=True)

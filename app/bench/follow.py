@@ -240,7 +240,11 @@ class Typist:
                                         if self.pending else next_key) - time.monotonic()))
             pause_end = time.monotonic() + rng.uniform(*PAUSE_S)
             if self.pending:
-                time.sleep(max(0.0, self.pending[-1][0] + SAVE_AFTER_LAST_KEY_S - time.monotonic()))
+                # The page's timer: 800 ms after the last key, but never later than 450 ms after the oldest
+                # unsaved one (static/js/workspace.js, scheduleSave).
+                save_at = min(self.pending[-1][0] + SAVE_AFTER_LAST_KEY_S,
+                              self.pending[0][0] + SAVE_AFTER_FIRST_KEY_S)
+                time.sleep(max(0.0, save_at - time.monotonic()))
                 self.save()
             time.sleep(max(0.0, pause_end - time.monotonic()))
 

@@ -197,6 +197,7 @@ class Typist:
     pending: list[tuple[float, Any]] = field(default_factory=list)  # (time, change set)
     saves: int = 0
     failures: int = 0
+    save_ms: list[float] = field(default_factory=list)  # each save request's time
 
     def text(self) -> str:
         return f"{self.base}{MARK}{self.typed}\n"
@@ -218,10 +219,11 @@ class Typist:
             "changes": {FILE: changes}}}
         self.pending = []
         try:
-            self.client.request("POST", f"/challenges/{SCENARIO}/draft?interview={self.interview_id}",
-                                body=json.dumps(body).encode(), content_type="application/json",
-                                extra={"X-CSRF-Token": self.csrf})
+            response = self.client.request("POST", f"/challenges/{SCENARIO}/draft?interview={self.interview_id}",
+                                           body=json.dumps(body).encode(), content_type="application/json",
+                                           extra={"X-CSRF-Token": self.csrf})
             self.saves += 1
+            self.save_ms.append(response.seconds * 1000)
         except Exception:  # noqa: BLE001 (a failed save is counted; the typing goes on)
             self.failures += 1
 
@@ -260,6 +262,7 @@ def percentile(values: list[float], q: float) -> float | None:
 class FollowResult:
     latencies_ms: list[float]
     other_ms: list[float]
+    save_ms: list[float]
     keys: int
     keys_seen: int
     saves: int
@@ -272,6 +275,9 @@ class FollowResult:
                 "latency_p50_ms": _round(percentile(self.latencies_ms, 0.5)),
                 "latency_p95_ms": _round(percentile(self.latencies_ms, 0.95)),
                 "latency_max_ms": _round(max(self.latencies_ms) if self.latencies_ms else None),
+                "save_p50_ms": _round(percentile(self.save_ms, 0.5)),
+                "save_p95_ms": _round(percentile(self.save_ms, 0.95)),
+                "save_max_ms": _round(max(self.save_ms) if self.save_ms else None),
                 "other_requests": len(self.other_ms), "other_p50_ms": _round(percentile(self.other_ms, 0.5)),
                 "other_p95_ms": _round(percentile(self.other_ms, 0.95))}
 
@@ -349,7 +355,8 @@ def measure(*, follow_port: int, type_ports: list[int], setup: Setup, seconds: f
         stream.close()
     for typist in typists:
         typist.client.close()
-    return FollowResult(latencies_ms=latencies, other_ms=other_ms, keys=sum(len(t.key_times) for t in typists),
+    return FollowResult(latencies_ms=latencies, other_ms=other_ms, save_ms=[ms for t in typists for ms in t.save_ms],
+                        keys=sum(len(t.key_times) for t in typists),
                         keys_seen=sum(seen), saves=sum(t.saves for t in typists),
                         failed_saves=sum(t.failures for t in typists), seconds=time.monotonic() - started)
 

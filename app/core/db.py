@@ -72,6 +72,11 @@ def make_engine(url: str, *, sqlite_savepoints: bool = False) -> Engine:
             cur = dbapi_conn.cursor()
             cur.execute("PRAGMA foreign_keys=ON")
             cur.execute("PRAGMA journal_mode=WAL")
+            # WAL's recommended durability: a commit is not synced to disk on its own (a checkpoint syncs
+            # the log), so it costs a fraction of a millisecond instead of a sync while every other writer
+            # waits. The database stays intact after any crash; a power cut or an operating-system crash
+            # may lose the last commits before it (an application crash loses nothing).
+            cur.execute("PRAGMA synchronous=NORMAL")
             cur.execute("PRAGMA busy_timeout=30000")
             cur.close()
 

@@ -103,3 +103,19 @@ def test_the_polled_reads_make_no_worker_thread_trip_on_sqlite(tmp_path: Path, m
     # A plain (sync) endpoint still goes to a worker thread: the counter does see trips.
     status, trips_of_me = seen["/api/auth/me"]
     assert status == 200 and trips_of_me >= 1
+
+
+def test_the_embedded_database_runs_wal_with_commits_synced_at_checkpoints(tmp_path: Path) -> None:
+    """Every pooled SQLite connection: WAL, foreign keys, a 30 s busy wait, and synchronous=NORMAL (1), so a
+    commit does not sync the disk while the writers behind it wait (db.py says what that trades)."""
+    engine = make_engine(f"sqlite:///{tmp_path / 'p.db'}")
+    connections = [engine.connect() for _ in range(3)]
+    try:
+        for conn in connections:
+            pragmas = {name: conn.execute(text(f"PRAGMA {name}")).scalar()
+                       for name in ("journal_mode", "synchronous", "foreign_keys", "busy_timeout")}
+            assert pragmas == {"journal_mode": "wal", "synchronous": 1, "foreign_keys": 1, "busy_timeout": 30000}
+    finally:
+        for conn in connections:
+            conn.close()
+        engine.dispose()

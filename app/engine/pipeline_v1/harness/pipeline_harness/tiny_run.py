@@ -4,9 +4,9 @@ The judge turns the corpus into documents (one line each, characters as token id
 the pad id equal to EOS as contract 1c allows) and keeps every tenth document to itself; the rest go to
 the agent, which runs the loop on them: the candidate's split and batches give the order, collate the
 micro-batches, build_optimizer the optimizer, get_lr each step's lr (set on every group before the step)
-and train_step the step. Every EVERY steps the judge fetches the weights and computes the validation loss
-itself, on its own held-out documents with its own collate: nothing the candidate's code reports about
-validation is read.
+and train_step the step. Every EVERY steps the judge computes the validation loss itself: the model's
+logits on its own held-out documents, collated by the judge, and their cross-entropy here. Nothing the
+candidate's code reports about validation is read (the losses train_step returned are kept as facts).
 """
 
 import math
@@ -75,7 +75,6 @@ def training_run(session, harness_dir, cfg):
     run = session.call("p_run_start", handle=model.handle, documents=given, batch_size=int(cfg["batch_size"]),
                        max_lr=max_lr, seed=int(cfg["seed"]), pad_id=eos)
     out = {"steps": [0], "train_loss": [None], "val_loss": [], "lr": []}
-    model.refresh()
     out["val_loss"].append(_val_loss(model, val))
     out["init_loss"] = out["val_loss"][0]
     for first in range(0, steps, EVERY):
@@ -85,7 +84,6 @@ def training_run(session, harness_dir, cfg):
                             warmup=max(1, steps // 20), min_lr=max_lr / 10)
         losses = [v for v in done["losses"] if isinstance(v, (int, float)) and math.isfinite(v)]
         out["lr"] += done["lrs"]
-        model.refresh()
         out["steps"].append(last)
         out["train_loss"].append(sum(losses) / len(losses) if losses else None)
         out["val_loss"].append(_val_loss(model, val))

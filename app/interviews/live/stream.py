@@ -22,7 +22,7 @@ from typing import TypeVar
 
 import anyio
 import orjson
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 from starlette.requests import Request
 
@@ -82,12 +82,13 @@ def attempt_updates(session: Session, interview: Interview) -> list[tuple[str, d
     every kind, scratch runs too, as the candidate's History and the review do; `verdict` is what the review
     prints (a Run's public checks, its hidden ones beside), `shown_status` the status it stands for."""
     out = []
-    # An interview is one workspace: its attempts' numbers are their places in id order (ids only: cheap).
-    ids = session.scalars(select(Attempt.id).where(Attempt.interview_id == interview.id).order_by(Attempt.id)).all()
-    numbered = {attempt_id: n for n, attempt_id in enumerate(ids, start=1)}
-    rows = session.scalars(select(Attempt).where(Attempt.interview_id == interview.id, Attempt.kind.in_(GRADED))
-                           .order_by(Attempt.id)).all()
-    for attempt in rows:
+    # An interview is one workspace: its attempts' numbers are their places in id order, counted in the same
+    # statement that reads them (two statements could see two states: a grading worker inserts meanwhile).
+    numbered = (select(Attempt.id.label("id"), func.row_number().over(order_by=Attempt.id).label("number"))
+                .where(Attempt.interview_id == interview.id).subquery())
+    rows = session.execute(select(Attempt, numbered.c.number).join(numbered, numbered.c.id == Attempt.id)
+                           .where(Attempt.kind.in_(GRADED)).order_by(Attempt.id)).all()
+    for attempt, number in rows:
         progress = progress_of(session=session, attempt=attempt).text if attempt.status in ("queued", "running") \
             else None
         stage = str((attempt.progress or {}).get("stage") or "") if attempt.status == "running" else ""
@@ -96,7 +97,7 @@ def attempt_updates(session: Session, interview: Interview) -> list[tuple[str, d
         # Only a finished Run's verdict reads its checks; a Submit's is its stored status.
         judged = attempt.kind == AttemptKind.run.value and attempt.status in ("passed", "failed")
         verdict = staff_verdict(attempt, GradeResult.from_stored(attempt.result) if judged else None)
-        out.append((key, {"id": attempt.id, "kind": attempt.kind, "number": numbered.get(attempt.id, 0),
+        out.append((key, {"id": attempt.id, "kind": attempt.kind, "number": int(number),
                           "status": attempt.status, "shown_status": verdict.status, "verdict": verdict.text,
                           "score": attempt.score,
                           "progress": progress, "seconds": log.clock_seconds(interview, moment)}))

@@ -195,9 +195,8 @@ class Typist:
     typed: str = ""
     key_times: list[float] = field(default_factory=list)  # monotonic time of each key
     pending: list[tuple[float, Any]] = field(default_factory=list)  # (time, change set)
-    saves: int = 0
     failures: int = 0
-    save_ms: list[float] = field(default_factory=list)  # each save request's time
+    save_ms: list[float] = field(default_factory=list)  # each save request's time (one per save taken)
 
     def text(self) -> str:
         return f"{self.base}{MARK}{self.typed}\n"
@@ -222,7 +221,6 @@ class Typist:
             response = self.client.request("POST", f"/challenges/{SCENARIO}/draft?interview={self.interview_id}",
                                            body=json.dumps(body).encode(), content_type="application/json",
                                            extra={"X-CSRF-Token": self.csrf})
-            self.saves += 1
             self.save_ms.append(response.seconds * 1000)
         except Exception:  # noqa: BLE001 (a failed save is counted; the typing goes on)
             self.failures += 1
@@ -272,18 +270,19 @@ class FollowResult:
     def summary(self) -> dict[str, object]:
         return {"keys": self.keys, "keys_seen": self.keys_seen, "saves": self.saves, "failed_saves": self.failed_saves,
                 "saves_per_s": round(self.saves / self.seconds, 1),
-                "latency_p50_ms": _round(percentile(self.latencies_ms, 0.5)),
-                "latency_p95_ms": _round(percentile(self.latencies_ms, 0.95)),
-                "latency_max_ms": _round(max(self.latencies_ms) if self.latencies_ms else None),
-                "save_p50_ms": _round(percentile(self.save_ms, 0.5)),
-                "save_p95_ms": _round(percentile(self.save_ms, 0.95)),
-                "save_max_ms": _round(max(self.save_ms) if self.save_ms else None),
+                **_spread("latency", self.latencies_ms), **_spread("save", self.save_ms),
                 "other_requests": len(self.other_ms), "other_p50_ms": _round(percentile(self.other_ms, 0.5)),
                 "other_p95_ms": _round(percentile(self.other_ms, 0.95))}
 
 
 def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 1)
+
+
+def _spread(name: str, values: list[float]) -> dict[str, float | None]:
+    """p50, p95 and the largest of `values` (ms), keyed `{name}_p50_ms` and so on."""
+    return {f"{name}_p50_ms": _round(percentile(values, 0.5)), f"{name}_p95_ms": _round(percentile(values, 0.95)),
+            f"{name}_max_ms": _round(max(values) if values else None)}
 
 
 def measure(*, follow_port: int, type_ports: list[int], setup: Setup, seconds: float, others: bool,
@@ -357,7 +356,7 @@ def measure(*, follow_port: int, type_ports: list[int], setup: Setup, seconds: f
         typist.client.close()
     return FollowResult(latencies_ms=latencies, other_ms=other_ms, save_ms=[ms for t in typists for ms in t.save_ms],
                         keys=sum(len(t.key_times) for t in typists),
-                        keys_seen=sum(seen), saves=sum(t.saves for t in typists),
+                        keys_seen=sum(seen), saves=sum(len(t.save_ms) for t in typists),
                         failed_saves=sum(t.failures for t in typists), seconds=time.monotonic() - started)
 
 

@@ -130,6 +130,9 @@ class Settings(BaseSettings):
     # imported; one waiting longer than this is replaced.
     warm_sandboxes: bool = True
     warm_sandbox_max_idle_seconds: float = 1800.0
+    # Judges forked from one process per worker that imported torch once (app/sandbox/judge_server.py),
+    # instead of each judge importing it: about 1.5 s less CPU a grading. Off: each judge is a new process.
+    judge_fork_server: bool = True
     # Niceness of sandboxed candidate code (gradings, scratch and validation runs, warm standbys): batch
     # work that yields the CPU to the web process's requests. 0 to 19; never above the server's own priority.
     sandbox_nice: int = Field(default=10, ge=0, le=19)

@@ -27,7 +27,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from app.core.settings import get_settings
 from app.sandbox.job import HarnessJob
+from app.sandbox.judge_server import ForkedJudge, ForkServerError, judge_fork_server
 from app.sandbox.result_file import ResultRead, read_result_file
 
 logger = logging.getLogger(__name__)
@@ -94,7 +96,7 @@ class JudgeProcess:
     """One judge process: started as a standby (preloading torch while nothing is known of the job),
     given its one job by begin(), always ended by finish() or retire()."""
 
-    def __init__(self, proc: subprocess.Popen[bytes], workdir: Path, progress_fd: int | None) -> None:
+    def __init__(self, proc: subprocess.Popen[bytes] | ForkedJudge, workdir: Path, progress_fd: int | None) -> None:
         self._proc = proc
         self._workdir = workdir
         self.progress_fd = progress_fd  # the read end of the judge's progress lines (ours to close)
@@ -181,7 +183,9 @@ class JudgeProcess:
 def standby_judge(channel: AgentChannel, *, python: str | None = None, nice: int = 0,
                   preload: tuple[str, ...] = (), max_result_bytes: int = 0) -> JudgeProcess:
     """Start a judge process that preloads `preload` and waits for begin(); takes the judge's ends of
-    the channel (closed here once the child has them) and makes its progress pipe."""
+    the channel (closed here once the child has them) and makes its progress pipe. With
+    JUDGE_FORK_SERVER on, the judge is forked from this process's fork server with torch imported
+    (judge_server.py); without it, or when the server cannot, it is a fresh interpreter."""
     workdir = Path(tempfile.mkdtemp(prefix="dojo-judge-"))
     progress_r, progress_w = os.pipe()
     try:
@@ -189,19 +193,24 @@ def standby_judge(channel: AgentChannel, *, python: str | None = None, nice: int
         env = {
             "PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0", **THREAD_ENV,
             "HOME": str(workdir), "TMPDIR": str(workdir),
-            "DOJO_JUDGE_FDS": f"{channel.judge_out},{channel.judge_in}",
             "DOJO_JUDGE_INPUT": str(workdir / "input.json"),
             "DOJO_JUDGE_OUT": str(workdir / "out"),
             # Applied by the judge itself at start (no Python between fork and exec in a threaded server).
             "DOJO_JUDGE_LIMITS": json.dumps({"memory_bytes": JUDGE_MEMORY_BYTES, "nice": nice}),
-            "DOJO_PROGRESS_FD": str(progress_w),
         }
-        argv = [python or sys.executable, "-I", "-B", JUDGE_STANDBY, ",".join(preload)]
+        fds = (channel.judge_out, channel.judge_in, progress_w)
         with open(workdir / "stderr", "wb") as stderr:
-            proc = subprocess.Popen(
-                argv, env=env, cwd=str(workdir), pass_fds=(channel.judge_out, channel.judge_in, progress_w),
-                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=stderr, start_new_session=True,
-            )  # fmt: skip
+            proc: subprocess.Popen[bytes] | ForkedJudge | None = None
+            if get_settings().judge_fork_server:
+                proc = _forked_judge(env, workdir, stderr.fileno(), fds, python=python)
+            if proc is None:
+                env.update({"DOJO_JUDGE_FDS": f"{channel.judge_out},{channel.judge_in}",
+                            "DOJO_PROGRESS_FD": str(progress_w)})
+                argv = [python or sys.executable, "-I", "-B", JUDGE_STANDBY, ",".join(preload)]
+                proc = subprocess.Popen(
+                    argv, env=env, cwd=str(workdir), pass_fds=fds,
+                    stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=stderr, start_new_session=True,
+                )  # fmt: skip
     except BaseException:
         os.close(progress_r)
         shutil.rmtree(workdir, ignore_errors=True)
@@ -212,6 +221,26 @@ def standby_judge(channel: AgentChannel, *, python: str | None = None, nice: int
     judge = JudgeProcess(proc, workdir, progress_r)
     judge._max_result_bytes = max_result_bytes
     return judge
+
+
+def _forked_judge(env: dict[str, str], workdir: Path, stderr: int, fds: tuple[int, int, int], *,
+                  python: str | None) -> ForkedJudge | None:
+    """A judge forked from the fork server, its stdin a pipe of ours; None when the server cannot."""
+    server = judge_fork_server(python)
+    if server is None:
+        return None
+    stdin_r, stdin_w = os.pipe()
+    try:
+        proc = server.spawn(env=env, cwd=str(workdir), stdin=stdin_r, stderr=stderr, fds=fds,
+                            fd_env={"DOJO_JUDGE_FDS": [0, 1], "DOJO_PROGRESS_FD": [2]})
+    except ForkServerError:
+        logger.exception("the judge fork server failed: starting the judge as a new process")
+        os.close(stdin_w)
+        return None
+    finally:
+        os.close(stdin_r)
+    proc.stdin = os.fdopen(stdin_w, "wb")
+    return proc
 
 
 def start_judge(job: HarnessJob, channel: AgentChannel, *, python: str | None = None, nice: int = 0) -> JudgeProcess:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from app.sandbox.host import sandbox_uid_base
 from app.sandbox.job import HarnessJob, HarnessOutcome, Limits
+from app.sandbox.judge_server import fork_server_pids
 from app.sandbox.procfs import process_statuses, real_uid
 from app.sandbox.slots import SLOT_COUNT
 
@@ -65,8 +66,10 @@ def live_sandbox_processes() -> list[int]:
 
 
 def live_children() -> list[int]:
-    """Non-zombie processes whose parent is this test process."""
+    """Non-zombie processes whose parent is this test process, but for its judge fork server (which
+    stays for the next grading: app/sandbox/judge_server.py)."""
     me = str(os.getpid())
+    servers = fork_server_pids()
     found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -76,6 +79,6 @@ def live_children() -> list[int]:
                 fields = handle.read().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        if fields[1] == me and fields[0] != "Z":
+        if fields[1] == me and fields[0] != "Z" and int(entry) not in servers:
             found.append(int(entry))
     return found

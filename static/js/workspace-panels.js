@@ -125,8 +125,31 @@
     }
   };
 
+  // Which <details> of an area are open, by their summary's text.
+  function detailsState(body) {
+    var state = {};
+    if (body) {
+      body.querySelectorAll("details > summary").forEach(function (summary) {
+        state[summary.textContent.trim()] = summary.parentElement.open;
+      });
+    }
+    return state;
+  }
+
   Panel.prototype.swap = function (text) {
-    window.htmx.swap(this.body(), text, { swapStyle: "outerHTML", ignoreTitle: true });
+    var before = this.body();
+    var attempt = before && before.dataset.attempt;
+    var state = detailsState(before);
+    window.htmx.swap(before, text, { swapStyle: "outerHTML", ignoreTitle: true });
+    // The same attempt redrawn (its progress, its tips arriving) keeps the tables and logs the reader
+    // opened or closed; another attempt starts as the server draws it.
+    var after = this.body();
+    if (after && attempt && after.dataset.attempt === attempt) {
+      after.querySelectorAll("details > summary").forEach(function (summary) {
+        var key = summary.textContent.trim();
+        if (Object.prototype.hasOwnProperty.call(state, key)) summary.parentElement.open = state[key];
+      });
+    }
     this.lastText = text;
     this.delay = MIN_DELAY_MS;
   };

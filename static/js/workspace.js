@@ -355,6 +355,7 @@
   var panels = window.DojoPanel
     ? { results: new window.DojoPanel(panelOptions("results")), console: new window.DojoPanel(panelOptions("console")) }
     : null;
+  window.dojoPanels = panels;  // tests reach the areas' owners here
 
   function beforeAction() {
     notice.textContent = "";  // an earlier refusal no longer applies

@@ -185,12 +185,16 @@ def test_a_llama_draft_gets_llama_templates_and_a_telling_comment_is_warned(brow
     admin.wait_for_url(f"{server.url}/admin/scenarios/{slug}/versions/1/edit")
     admin.goto(f"{server.url}/admin/scenarios/{slug}/versions/1/bugs/new?kind=swiglu-gate-wrong")
     expect(admin.locator("main")).to_contain_text("The swiglu-gate-wrong template changed model.py line")
+    # The editors take over the textareas once their bundle has run (a deferred script, late on a busy machine).
+    admin.wait_for_function("() => window.dojoAuthoringEditors && window.dojoAuthoringEditors['b-file-1']")
     offered: Any = admin.locator("#template-kind option").evaluate_all("options => options.map(o => o.value)")
     assert "rope-ignores-offset" in offered and "mlp-no-nonlinearity" not in offered
     text = admin.locator("textarea[name='edited/model.py']").input_value()
     assert "F.silu(self.w1(x)))" in text
     admin.get_by_role("textbox", name="Editor: model.py (copy of the solution)").fill(
         text.replace("F.silu(self.w1(x)))", "F.silu(self.w1(x)))  # TODO: gate dropped here", 1))
+    # The editor copies its text into the form's textarea on each change: the form posts the edit.
+    expect(admin.locator("textarea[name='edited/model.py']")).to_have_value(re.compile("TODO: gate dropped here"))
     admin.get_by_role("button", name="Check edits").click()
     # The check is a round trip that re-renders the form; a busy CI machine has taken more than 5 s over it.
     expect(admin.locator(".comment-warning")).to_contain_text("which names the bug (“TODO”)", timeout=20_000)

@@ -5,6 +5,7 @@ Used by the browser tests and by scripts/screenshots.py.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import socket
@@ -42,8 +43,13 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _dojo(env: dict[str, str], *args: str) -> None:
-    subprocess.run([sys.executable, "-m", "app.cli", *args], env=env, cwd=ROOT, check=True, capture_output=True)
+def _dojo(env: dict[str, str], *commands: list[str]) -> None:
+    """Run `dojo` commands one after another in one process (an interpreter start and the app's imports
+    once, not once per command); stops at the first that fails."""
+    script = ("import json, sys\nfrom app.cli import main\n"
+              "for argv in json.loads(sys.argv[1]):\n    code = main(argv)\n    if code:\n        sys.exit(code)\n")
+    subprocess.run([sys.executable, "-c", script, json.dumps(commands)], env=env, cwd=ROOT, check=True,
+                   capture_output=True)
 
 
 def _wait_healthy(url: str, proc: subprocess.Popen[bytes], log: Path, timeout: float = 90.0) -> None:
@@ -75,10 +81,9 @@ def live_server(data_dir: Path, **settings: str) -> Iterator[LiveServer]:
         "PYTHONUNBUFFERED": "1",
         **settings,
     })
-    _dojo(env, "migrate")
     users = {role: f"{role}@dojo.example" for role in ROLES}
-    for role, email in users.items():
-        _dojo(env, "create-user", "--email", email, "--password", PASSWORD, "--role", role)
+    _dojo(env, ["migrate"], *(["create-user", "--email", email, "--password", PASSWORD, "--role", role]
+                              for role, email in users.items()))
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     log = data_dir / "server.log"

@@ -20,6 +20,8 @@ from app.sandbox.result_file import ResultRead
 
 from .helpers import TEST_LIMITS
 
+pytestmark = pytest.mark.slow  # each test starts processes that import torch
+
 # What the judge saw on arrival, written as its result: who its parent is, whether torch was already
 # imported, the channel and progress descriptors its environment names, and where it runs.
 REPORTING_JUDGE = '''

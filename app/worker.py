@@ -68,6 +68,11 @@ def _keep_a_warm_sandbox(**_kwargs: object) -> None:
         warm_sandboxes.start_keeping_warm()
 
 
+@worker_process_init.connect
+def _fork_judges_from_a_server(**_kwargs: object) -> None:
+    warm_sandboxes.start_judge_forks()
+
+
 @worker_process_shutdown.connect
 def _stop_the_warm_sandbox(**_kwargs: object) -> None:
     warm_sandboxes.stop_keeping_warm()

@@ -122,6 +122,12 @@ def _gate_marked_tests(request: pytest.FixtureRequest) -> None:
         require_chromium()
     if request.node.get_closest_marker("redis"):
         require_redis()
+    if request.node.get_closest_marker("slow") or request.node.get_closest_marker("bwrap"):
+        # This process grades again and again, as a worker does: its judges fork from a fork server
+        # (app/sandbox/judge_server.py), started before the first such test and ready a moment later.
+        from app.sandbox.judge_server import start_judge_fork_server
+
+        start_judge_fork_server()
 
 
 def _migrated(engine: Engine) -> Engine:

@@ -146,6 +146,7 @@ class LocalPool:
 
     def start(self) -> None:
         """Start the grading threads and the stale-attempt sweeper, then recover lost work."""
+        warm_sandboxes.start_judge_forks()
         for n in range(self.concurrency):
             takes_background = n > 0 or self.concurrency == 1
             thread = threading.Thread(target=self._work, args=(takes_background,), name=f"dojo-grader-{n}",

@@ -1,4 +1,4 @@
-"""Warm sandboxes for the grading workers: the local pool's threads and each Celery pool process."""
+"""Warm sandboxes and forked judges for the grading workers: the local pool's threads and each Celery pool process."""
 
 from __future__ import annotations
 
@@ -25,6 +25,16 @@ def start_keeping_warm() -> WarmKeeper | None:
         return None
     settings = get_settings()
     return warm.keep_warm(limits=configured_limits(), max_idle_seconds=settings.warm_sandbox_max_idle_seconds)
+
+
+def start_judge_forks() -> None:
+    """A process that grades again and again (the local pool, a Celery pool process) forks its judges
+    from a fork server that imported torch once (JUDGE_FORK_SERVER); started now, ready a moment later."""
+    from app.core.settings import get_settings
+    from app.sandbox.judge_server import start_judge_fork_server
+
+    if get_settings().judge_fork_server:
+        start_judge_fork_server()
 
 
 def stop_keeping_warm() -> None:

@@ -9,6 +9,7 @@ descriptors of the request, waits on its stdin for the job line and runs that bu
 
 Stdlib only until the preload. argv: SOCKET_FD PRELOAD (comma-separated modules). The socket is
 AF_UNIX SOCK_SEQPACKET, one message per request or reply:
+  ready    JSON {"ready": true} once the preload is imported (the runner forks nothing before it).
   request  JSON {"env": {...}, "cwd": "...", "fd_env": {"VAR": [i, ...]}} with file descriptors as
            SCM_RIGHTS: [stdin, stderr, *others]; each VAR of fd_env is set to the child's numbers of
            those descriptors (indexes into the list), comma-separated.
@@ -106,6 +107,7 @@ def main():
     sock = socket.socket(fileno=int(sys.argv[1]))
     for name in filter(None, sys.argv[2].split(",")):
         __import__(name)
+    _send(sock, {"ready": True})
     # A child's exit wakes the loop through this pipe (the handler itself does nothing).
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_r, False)

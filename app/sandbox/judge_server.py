@@ -5,6 +5,10 @@ once, a judge starts with it instead, and a grading costs the worker about 1.5 s
 suite, one import in each of several hundred gradings). The server and its children run only the
 project's own code, so forking them shares nothing a candidate wrote (a judge never imports it).
 
+Only a process that grades again and again starts one (the local pool and each Celery pool process at
+their start, the test suite before its gradings): a one-shot `dojo grade` or `dojo check` would wait for
+an import it uses once. Until its server has imported torch, a process starts judges as new processes.
+
 A forked judge is not this process's child: its exit code comes from the server, and it is signalled
 through its pidfd (a pid the server has reaped may already belong to someone else). The server ends
 when this process closes its socket, at exit at the latest.
@@ -36,6 +40,7 @@ SERVER_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHON
 SPAWN_TIMEOUT_SECONDS = 60.0
 # The exit code given to a judge whose server died before reporting it: counted as the judge failing.
 LOST_RETURNCODE = 255
+PRELOAD = ("torch",)
 MAX_MESSAGE = 4096
 
 
@@ -108,10 +113,18 @@ class JudgeForkServer:
         self._judges: dict[int, ForkedJudge] = {}
         self._judges_lock = threading.Lock()
         self._gone = False
+        self._ready = threading.Event()
         threading.Thread(target=self._read_replies, name="judge-fork-server", daemon=True).start()
 
     def alive(self) -> bool:
         return not self._gone and self._proc.poll() is None
+
+    def ready(self) -> bool:
+        """Alive with its preload imported: a judge forked now starts at once."""
+        return self._ready.is_set() and self.alive()
+
+    def wait_ready(self, timeout: float) -> bool:
+        return self._ready.wait(timeout) and self.alive()
 
     @property
     def pid(self) -> int:
@@ -163,7 +176,9 @@ class JudgeForkServer:
                 if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
                     received.frombytes(data[: len(data) - (len(data) % received.itemsize)])
             reply = json.loads(message)
-            if "pid" in reply:
+            if reply.get("ready"):
+                self._ready.set()
+            elif "pid" in reply:
                 judge = ForkedJudge(int(reply["pid"]), received[0])
                 with self._judges_lock:
                     self._judges[judge.pid] = judge
@@ -188,22 +203,47 @@ _servers: dict[tuple[int, str, tuple[str, ...]], JudgeForkServer] = {}
 _servers_lock = threading.Lock()
 
 
-def judge_fork_server(python: str | None = None, preload: tuple[str, ...] = ("torch",)) -> JudgeForkServer | None:
-    """This process's fork server for `python` (started now if there is none or it died); None when it
-    cannot start, and the judge is then started the ordinary way. Keyed by pid too: a process forked
-    from this one (a Celery pool child) starts its own."""
-    key = (os.getpid(), python or sys.executable, preload)
+def _key(python: str | None) -> tuple[int, str, tuple[str, ...]]:
+    # Keyed by pid too: a process forked from this one (a Celery pool child) starts its own.
+    return (os.getpid(), python or sys.executable, PRELOAD)
+
+
+def start_judge_fork_server(python: str | None = None) -> JudgeForkServer | None:
+    """Start this process's fork server unless one runs (without waiting for its import); None when it
+    cannot start, and judges are then started as new processes."""
+    key = _key(python)
     with _servers_lock:
         server = _servers.get(key)
         if server is not None and server.alive():
             return server
         try:
-            server = JudgeForkServer(python=key[1], preload=preload)
+            server = JudgeForkServer(python=key[1], preload=key[2])
         except OSError:
             logger.exception("could not start the judge fork server")
             return None
         _servers[key] = server
         return server
+
+
+def judge_fork_server(python: str | None = None) -> JudgeForkServer | None:
+    """This process's fork server when it is ready to fork a judge; None when the process never started
+    one, or while it imports torch. One that died is replaced for the next judge."""
+    with _servers_lock:
+        server = _servers.get(_key(python))
+    if server is None or server.ready():
+        return server
+    if not server.alive():
+        start_judge_fork_server(python)
+    return None
+
+
+def stop_judge_fork_server() -> None:
+    """End this process's fork servers (a worker stopping; tests)."""
+    with _servers_lock:
+        mine = [key for key in _servers if key[0] == os.getpid()]
+        servers = [_servers.pop(key) for key in mine]
+    for server in servers:
+        server.close()
 
 
 def fork_server_pids() -> set[int]:

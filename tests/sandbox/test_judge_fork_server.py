@@ -1,6 +1,8 @@
 """Judges forked from the fork server (app/sandbox/judge_server.py): each starts with torch imported,
 with its own environment, directory and descriptors; its exit code, a kill and the server's death are
-all seen as they are for a judge started as a new process, and with JUDGE_FORK_SERVER off it is one."""
+all seen as they are for a judge started as a new process. A process that never started a server (a
+one-shot command), or whose server is still importing torch, starts its judges as new processes, and
+so does every process with JUDGE_FORK_SERVER off."""
 
 from __future__ import annotations
 
@@ -15,7 +17,13 @@ import pytest
 from app.core.settings import get_settings
 from app.sandbox.job import HarnessJob
 from app.sandbox.judge_process import AgentChannel, JudgeProcess, standby_judge
-from app.sandbox.judge_server import LOST_RETURNCODE, judge_fork_server
+from app.sandbox.judge_server import (
+    LOST_RETURNCODE,
+    JudgeForkServer,
+    judge_fork_server,
+    start_judge_fork_server,
+    stop_judge_fork_server,
+)
 from app.sandbox.result_file import ResultRead
 
 from .helpers import TEST_LIMITS
@@ -49,6 +57,12 @@ def _bundle(tmp_path: Path, source: str) -> Path:
     return bundle
 
 
+def _ready_server() -> JudgeForkServer:
+    server = start_judge_fork_server()
+    assert server is not None and server.wait_ready(60)
+    return server
+
+
 def _begin(bundle: Path) -> tuple[JudgeProcess, AgentChannel]:
     channel = AgentChannel.open()
     judge = standby_judge(channel, preload=("torch",), max_result_bytes=100_000)
@@ -77,6 +91,7 @@ def server_off(monkeypatch):
 
 
 def test_a_forked_judge_starts_with_torch_and_its_own_environment_and_descriptors(tmp_path: Path) -> None:
+    _ready_server()
     judge, channel = _begin(_bundle(tmp_path, REPORTING_JUDGE))
     try:
         assert os.read(channel.agent_in, 100) == b"request"
@@ -97,6 +112,7 @@ def test_a_forked_judge_starts_with_torch_and_its_own_environment_and_descriptor
 
 
 def test_a_forked_judges_exit_code_and_a_kill_are_seen(tmp_path: Path) -> None:
+    _ready_server()
     judge, channel = _begin(_bundle(tmp_path / "a", EXIT_THREE))
     try:
         judge.finish()
@@ -115,9 +131,8 @@ def test_a_forked_judges_exit_code_and_a_kill_are_seen(tmp_path: Path) -> None:
 
 
 def test_a_judge_outliving_its_server_ends_as_a_failure_and_the_next_gets_a_new_server(tmp_path: Path) -> None:
+    server = _ready_server()
     judge, channel = _begin(_bundle(tmp_path / "a", SLEEPING))
-    server = judge_fork_server()
-    assert server is not None
     os.kill(server.pid, signal.SIGKILL)
     try:
         judge.finish(timeout=1.0)
@@ -125,10 +140,21 @@ def test_a_judge_outliving_its_server_ends_as_a_failure_and_the_next_gets_a_new_
         channel.close_all()
     assert judge.returncode == LOST_RETURNCODE and judge.failed
 
+    # The next judge starts as a new process while a replacement imports torch; later ones fork from it.
     judge, read = _reporting_judge_run(tmp_path / "b")
-    replacement = judge_fork_server()
-    assert replacement is not None and replacement.pid != server.pid
+    assert read.result is not None and read.result["ppid"] == os.getpid()
+    replacement = _ready_server()
+    assert replacement.pid != server.pid
+    judge, read = _reporting_judge_run(tmp_path / "c")
     assert read.result is not None and read.result["ppid"] == replacement.pid
+
+
+def test_a_process_that_never_started_a_server_starts_its_judges_as_new_processes(tmp_path: Path) -> None:
+    stop_judge_fork_server()
+    judge, read = _reporting_judge_run(tmp_path)
+    assert isinstance(judge._proc, subprocess.Popen)
+    assert read.result is not None and read.result["ppid"] == os.getpid()
+    assert judge_fork_server() is None  # a one-shot `dojo check` never waits for a server's import
 
 
 def test_with_the_fork_server_off_a_judge_is_a_new_process(tmp_path: Path, server_off) -> None:

@@ -34,7 +34,8 @@ MAX_MESSAGE = 1 << 20
 MAX_FDS = 16
 
 
-def _receive(sock):
+def receive(sock):
+    """One message and the descriptors that came with it (both ends of the socket read this way)."""
     fds = array.array("i")
     message, ancillary, _, _ = sock.recvmsg(MAX_MESSAGE, socket.CMSG_SPACE(MAX_FDS * fds.itemsize))
     for level, kind, data in ancillary:
@@ -43,7 +44,8 @@ def _receive(sock):
     return message, list(fds)
 
 
-def _send(sock, payload, fds=()):
+def send(sock, payload, fds=()):
+    """One JSON message, with `fds` as SCM_RIGHTS (the receiver gets its own copies)."""
     data = json.dumps(payload).encode()
     if fds:
         sock.sendmsg([data], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))])
@@ -100,14 +102,14 @@ def _reap(sock):
             return
         if pid == 0:
             return
-        _send(sock, {"exit": pid, "returncode": os.waitstatus_to_exitcode(status)})
+        send(sock, {"exit": pid, "returncode": os.waitstatus_to_exitcode(status)})
 
 
 def main():
     sock = socket.socket(fileno=int(sys.argv[1]))
     for name in filter(None, sys.argv[2].split(",")):
         __import__(name)
-    _send(sock, {"ready": True})
+    send(sock, {"ready": True})
     # A child's exit wakes the loop through this pipe (the handler itself does nothing).
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_r, False)
@@ -126,7 +128,7 @@ def main():
             _reap(sock)
         if sock.fileno() not in readable:
             continue
-        message, fds = _receive(sock)
+        message, fds = receive(sock)
         if not message:
             return 0
         try:
@@ -135,14 +137,14 @@ def main():
         except (OSError, ValueError) as exc:
             for fd in fds:
                 os.close(fd)
-            _send(sock, {"error": str(exc)})
+            send(sock, {"error": str(exc)})
             continue
         if pid == 0:
             _become_judge(sock, (wake_r, wake_w), request, fds)
         for fd in fds:
             os.close(fd)
         pidfd = os.pidfd_open(pid)
-        _send(sock, {"pid": pid}, [pidfd])
+        send(sock, {"pid": pid}, [pidfd])
         os.close(pidfd)
 
 

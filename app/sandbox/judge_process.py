@@ -29,7 +29,7 @@ from pathlib import Path
 
 from app.core.settings import get_settings
 from app.sandbox.job import HarnessJob
-from app.sandbox.judge_server import ForkedJudge, ForkServerError, judge_fork_server
+from app.sandbox.judge_server import JUDGE_BASE_ENV, ForkedJudge, ForkServerError, judge_fork_server
 from app.sandbox.result_file import ResultRead, read_result_file
 
 logger = logging.getLogger(__name__)
@@ -44,7 +44,6 @@ EXIT_AGENT_GONE = 3
 # (a candidate that ignores "bye", or an import that never ends after the import limit).
 AGENT_GRACE_SECONDS = 2.0
 JUDGE_MEMORY_BYTES = 3 * 1024 * 1024 * 1024
-THREAD_ENV = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
 
 
 def has_judge(harness_dir: Path | str) -> bool:
@@ -191,8 +190,7 @@ def standby_judge(channel: AgentChannel, *, python: str | None = None, nice: int
     try:
         (workdir / "out").mkdir()
         env = {
-            "PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0", **THREAD_ENV,
-            "HOME": str(workdir), "TMPDIR": str(workdir),
+            **JUDGE_BASE_ENV, "HOME": str(workdir), "TMPDIR": str(workdir),
             "DOJO_JUDGE_INPUT": str(workdir / "input.json"),
             "DOJO_JUDGE_OUT": str(workdir / "out"),
             # Applied by the judge itself at start (no Python between fork and exec in a threaded server).

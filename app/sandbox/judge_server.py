@@ -1,4 +1,4 @@
-"""The runner's end of the judge fork server (judge_forks.py): one per process, started on first use.
+"""The runner's end of the judge fork server (judge_forks.py): at most one per process.
 
 A judge imports torch like every other process of a grading. Forked from a server that imported it
 once, a judge starts with it instead, and a grading costs the worker about 1.5 s less CPU (on the test
@@ -16,7 +16,6 @@ when this process closes its socket, at exit at the latest.
 
 from __future__ import annotations
 
-import array
 import contextlib
 import json
 import logging
@@ -31,17 +30,20 @@ import threading
 from pathlib import Path
 from typing import IO
 
+from app.sandbox.judge_forks import receive, send
+
 logger = logging.getLogger(__name__)
 
 SERVER_SCRIPT = str(Path(__file__).resolve().parent / "judge_forks.py")
-SERVER_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0",
-              "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
-# The first request waits for the server's own torch import; a loaded two-core machine takes seconds.
+# The environment of the server and the base of every judge's, forked or not (judge_process.py).
+JUDGE_BASE_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0",
+                  "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+# Judges are asked for only once the server is ready, and a fork takes milliseconds: waiting this long
+# means the server is stuck.
 SPAWN_TIMEOUT_SECONDS = 60.0
 # The exit code given to a judge whose server died before reporting it: counted as the judge failing.
 LOST_RETURNCODE = 255
 PRELOAD = ("torch",)
-MAX_MESSAGE = 4096
 
 
 class ForkServerError(OSError):
@@ -99,7 +101,7 @@ class JudgeForkServer:
         try:
             self._proc = subprocess.Popen(
                 [python, "-I", "-B", SERVER_SCRIPT, str(theirs.fileno()), ",".join(preload)],
-                env=SERVER_ENV, pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL,
+                env=JUDGE_BASE_ENV, pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL, start_new_session=True,
             )  # fmt: skip
         except BaseException:
@@ -134,13 +136,11 @@ class JudgeForkServer:
               fd_env: dict[str, list[int]]) -> ForkedJudge:
         """Fork a judge with this environment, directory, stdin and stderr, holding its own copies of
         `fds`; each variable of fd_env names some of them by index. The caller keeps its descriptors."""
-        request = json.dumps({"env": env, "cwd": cwd, "fd_env": fd_env}).encode()
         with self._request_lock:
             if not self.alive():
                 raise ForkServerError("the judge fork server is not running")
             try:
-                self._sock.sendmsg([request], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
-                                                array.array("i", (stdin, stderr, *fds)))])
+                send(self._sock, {"env": env, "cwd": cwd, "fd_env": fd_env}, (stdin, stderr, *fds))
                 reply = self._replies.get(timeout=SPAWN_TIMEOUT_SECONDS)
             except (OSError, queue.Empty) as exc:
                 # A late reply would answer the next request: this server is not asked again.
@@ -163,18 +163,13 @@ class JudgeForkServer:
             self._proc.wait()
 
     def _read_replies(self) -> None:
-        fds = array.array("i")
         while True:
             try:
-                message, ancillary, _, _ = self._sock.recvmsg(MAX_MESSAGE, socket.CMSG_SPACE(fds.itemsize))
+                message, received = receive(self._sock)
             except OSError:
-                message, ancillary = b"", []
+                message, received = b"", []
             if not message:
                 break
-            received = array.array("i")
-            for level, kind, data in ancillary:
-                if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
-                    received.frombytes(data[: len(data) - (len(data) % received.itemsize)])
             reply = json.loads(message)
             if reply.get("ready"):
                 self._ready.set()
@@ -199,13 +194,13 @@ class JudgeForkServer:
             threading.Thread(target=judge.wait_without_server, daemon=True).start()
 
 
-_servers: dict[tuple[int, str, tuple[str, ...]], JudgeForkServer] = {}
+_servers: dict[tuple[int, str], JudgeForkServer] = {}
 _servers_lock = threading.Lock()
 
 
-def _key(python: str | None) -> tuple[int, str, tuple[str, ...]]:
+def _key(python: str | None) -> tuple[int, str]:
     # Keyed by pid too: a process forked from this one (a Celery pool child) starts its own.
-    return (os.getpid(), python or sys.executable, PRELOAD)
+    return (os.getpid(), python or sys.executable)
 
 
 def start_judge_fork_server(python: str | None = None) -> JudgeForkServer | None:
@@ -217,7 +212,7 @@ def start_judge_fork_server(python: str | None = None) -> JudgeForkServer | None
         if server is not None and server.alive():
             return server
         try:
-            server = JudgeForkServer(python=key[1], preload=key[2])
+            server = JudgeForkServer(python=key[1], preload=PRELOAD)
         except OSError:
             logger.exception("could not start the judge fork server")
             return None

@@ -130,26 +130,7 @@ def test_corpus_has_at_least_25_cases_and_every_case_has_an_expectation() -> Non
     assert sorted(set(names) - set(EXPECTED)) == []
 
 
-@pytest.fixture
-def warm_keeper(tmp_path: Path) -> Iterator[WarmKeeper]:
-    """A worker slot's keeper whose standby (torch imported) is started before the case comes."""
-    keeper = WarmKeeper(limits=WARM_TEST_LIMITS, workspace_parent=tmp_path)
-    keeper.prepare()
-    yield keeper
-    keeper.close()  # and the standby started after the case, before it has done much
-
-
-@pytest.fixture(params=["cold", "warm"])
-def runs(request: pytest.FixtureRequest, tmp_path: Path) -> ColdRuns | WarmRuns:
-    if request.param == "cold":
-        return ColdRuns(tmp_path)
-    return WarmRuns(request.getfixturevalue("warm_keeper"))
-
-
-@pytest.mark.parametrize("case", ALL_CASES, ids=[case.name for case in ALL_CASES])
-def test_malicious_case_ends_contained_with_expected_kind(
-    case: Path, fake_secrets: list[str], runs: ColdRuns | WarmRuns
-) -> None:
+def _run_case_and_check(case: Path, fake_secrets: list[str], runs: ColdRuns | WarmRuns) -> None:
     expected = EXPECTED[case.name]
     leftovers_before = _host_leftovers()
     harness_before = _tree_digest(FIXTURE_HARNESS)
@@ -168,20 +149,30 @@ def test_malicious_case_ends_contained_with_expected_kind(
     runs.assert_nothing_left()
     assert _host_leftovers() == leftovers_before
     assert _tree_digest(FIXTURE_HARNESS) == harness_before
-    if isinstance(runs, ColdRuns):  # (a warm keeper's next job is the next case, in the next standby)
-        # The next, honest submission is still graded normally.
-        follow_up = runs.run("VALUE = 'honest'")
-        assert follow_up.ok and follow_up.result is not None and follow_up.result["value"] == "honest"
 
 
-@pytest.mark.parametrize("name", ["persist_tmp", "plant_next"])
-def test_planting_case_run_twice_finds_nothing_from_the_first_run(name: str, runs: ColdRuns | WarmRuns) -> None:
+def _run_planting_case_twice(name: str, runs: ColdRuns | WarmRuns) -> None:
     case = next(c for c in ALL_CASES if c.name == name)
     first = runs.run((case / "model.py").read_text())
     second = runs.run((case / "model.py").read_text())
     for outcome in (first, second):
         assert outcome.error_kind == "import"
         assert outcome.error_message is not None and outcome.error_message.endswith(": []"), outcome.error_message
+
+
+# Cold runs first: each case in a sandbox started for it, and nothing else of ours alive meanwhile.
+@pytest.mark.parametrize("case", ALL_CASES, ids=[case.name for case in ALL_CASES])
+def test_malicious_case_ends_contained_with_expected_kind(case: Path, fake_secrets: list[str], tmp_path: Path) -> None:
+    runs = ColdRuns(tmp_path)
+    _run_case_and_check(case, fake_secrets, runs)
+    # The next, honest submission is still graded normally.
+    follow_up = runs.run("VALUE = 'honest'")
+    assert follow_up.ok and follow_up.result is not None and follow_up.result["value"] == "honest"
+
+
+@pytest.mark.parametrize("name", ["persist_tmp", "plant_next"])
+def test_planting_case_run_twice_finds_nothing_from_the_first_run(name: str, tmp_path: Path) -> None:
+    _run_planting_case_twice(name, ColdRuns(tmp_path))
 
 
 # With processes allowed (BwrapRunner(allow_processes=True)) the same cases must still be contained.
@@ -211,3 +202,28 @@ def test_process_cases_are_contained_when_processes_are_allowed(
     assert live_sandbox_processes() == []
     assert live_children() == []
     assert list(tmp_path.iterdir()) == []
+
+
+# Then the warm runs, last in the module: its one keeper's standby stays alive from here to the end.
+@pytest.fixture(scope="module")
+def warm_runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WarmRuns]:
+    """One worker slot's keeper for all warm runs, as a worker keeps one: each case runs in the standby
+    (torch imported) that the keeper started after the job before it, as a worker's next job does."""
+    keeper = WarmKeeper(limits=WARM_TEST_LIMITS, workspace_parent=tmp_path_factory.mktemp("warm"))
+    keeper.prepare()
+    yield WarmRuns(keeper)
+    keeper.close()
+
+
+@pytest.mark.parametrize("case", ALL_CASES, ids=[case.name for case in ALL_CASES])
+def test_malicious_case_in_a_warm_standby_ends_contained_with_expected_kind(
+    case: Path, fake_secrets: list[str], warm_runs: WarmRuns
+) -> None:
+    _run_case_and_check(case, fake_secrets, warm_runs)
+
+
+@pytest.mark.parametrize("name", ["persist_tmp", "plant_next"])
+def test_planting_case_run_twice_in_warm_standbys_finds_nothing_from_the_first_run(
+    name: str, warm_runs: WarmRuns
+) -> None:
+    _run_planting_case_twice(name, warm_runs)

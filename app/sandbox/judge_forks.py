@@ -2,17 +2,24 @@
 itself, so that a grading's judge starts with torch already imported instead of importing it again
 (about 1.5 s of CPU a grading on a two-core worker, for a module that is the same every time).
 
-Only the project's own code ever runs here or in a child: a judge never imports the candidate's code
-(judge_process.py), and nothing the sandbox sends reaches this process. A child is what
+Only the project's own code ever runs here or in a judge: a judge never imports the candidate's code
+(judge_process.py), and nothing the sandbox sends reaches this process. A judge is what
 judge_standby.py is, started by fork instead of exec: it takes the environment, directory and file
 descriptors of the request, waits on its stdin for the job line and runs that bundle's judge.py.
+
+The development runner (subprocess_runner.py: no sandbox, NOT a security boundary, the candidate's code
+runs as the service's user either way) also asks for its agents here: a request with "agent" forks a
+child that becomes `python -I -B MAIN` with the run's limits and priority, torch already imported, as a
+warm standby sandbox's agent starts. The sandbox runner never asks for one.
 
 Stdlib only until the preload. argv: SOCKET_FD PRELOAD (comma-separated modules). The socket is
 AF_UNIX SOCK_SEQPACKET, one message per request or reply:
   ready    JSON {"ready": true} once the preload is imported (the runner forks nothing before it).
   request  JSON {"env": {...}, "cwd": "...", "fd_env": {"VAR": [i, ...]}} with file descriptors as
            SCM_RIGHTS: [stdin, stderr, *others]; each VAR of fd_env is set to the child's numbers of
-           those descriptors (indexes into the list), comma-separated.
+           those descriptors (indexes into the list), comma-separated. An agent's request adds
+           "agent": {"main": path, "rlimits": [[resource, soft, hard], ...], "nice": n} and sends
+           [stdout, stderr, *others]; its stdin is /dev/null.
   reply    JSON {"pid": pid} with the child's pidfd as SCM_RIGHTS (the runner signals through it, so a
            reused pid can never be hit), or {"error": "..."} when the fork failed.
   later    JSON {"exit": pid, "returncode": code} once the child has ended (negative: the signal).
@@ -23,6 +30,7 @@ import array
 import contextlib
 import json
 import os
+import resource
 import runpy
 import select
 import signal
@@ -53,9 +61,9 @@ def send(sock, payload, fds=()):
         sock.send(data)
 
 
-def _become_judge(sock, wakeup_fds, request, fds):
+def _become_child(sock, wakeup_fds, request, fds):
     """In the child: take the request's descriptors, environment and directory, then run the judge the
-    job line names, exactly as judge_standby.py does. Never returns."""
+    job line names, exactly as judge_standby.py does, or the agent's main. Never returns."""
     code = 1
     try:
         signal.set_wakeup_fd(-1)
@@ -64,12 +72,15 @@ def _become_judge(sock, wakeup_fds, request, fds):
         for fd in wakeup_fds:
             os.close(fd)
         os.setsid()
-        stdin, stderr, others = fds[0], fds[1], fds[2:]
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(stdin, 0)
-        os.dup2(devnull, 1)
-        os.dup2(stderr, 2)
-        for fd in (stdin, stderr, devnull):
+        agent = request.get("agent")
+        devnull = os.open(os.devnull, os.O_RDWR)
+        if agent:
+            stdio, others = (devnull, fds[0], fds[1]), fds[2:]
+        else:
+            stdio, others = (fds[0], devnull, fds[1]), fds[2:]
+        for target, fd in enumerate(stdio):
+            os.dup2(fd, target)
+        for fd in {*stdio}:
             os.close(fd)
         env = dict(request["env"])
         for name, indexes in request.get("fd_env", {}).items():
@@ -77,11 +88,17 @@ def _become_judge(sock, wakeup_fds, request, fds):
         os.environ.clear()
         os.environ.update(env)
         os.chdir(request["cwd"])
-        line = os.fdopen(0, "rb", buffering=0).readline()
-        if line:
-            judge = os.path.join(json.loads(line)["harness_dir"], "judge.py")
-            sys.argv = [judge]
-            runpy.run_path(judge, run_name="__main__")  # a judge ends its own process (kit/leave.py)
+        if agent:
+            _limit(agent["rlimits"], agent["nice"])
+            sys.argv = [agent["main"]]
+            sys.path[0] = os.path.dirname(agent["main"])  # as `python -I -B MAIN` has it
+            runpy.run_path(agent["main"], run_name="__main__")
+        else:
+            line = os.fdopen(0, "rb", buffering=0).readline()
+            if line:
+                judge = os.path.join(json.loads(line)["harness_dir"], "judge.py")
+                sys.argv = [judge]
+                runpy.run_path(judge, run_name="__main__")  # a judge ends its own process (kit/leave.py)
         code = 0
     except SystemExit as exc:
         code = 0 if exc.code is None else exc.code if isinstance(exc.code, int) else 1
@@ -92,6 +109,18 @@ def _become_judge(sock, wakeup_fds, request, fds):
             with contextlib.suppress(Exception):
                 stream.flush()
         os._exit(code)
+
+
+def _limit(rlimits, nice):
+    """An agent's limits (as rlimits.apply_rlimits: lowered, never raised) and priority; its CPU time
+    counts from the fork, so the preloaded import is not charged to the run."""
+    for which, soft, hard in rlimits:
+        _, cur_hard = resource.getrlimit(which)
+        if cur_hard != resource.RLIM_INFINITY:
+            hard = min(hard, cur_hard)
+            soft = min(soft, hard)
+        resource.setrlimit(which, (soft, hard))
+    os.setpriority(os.PRIO_PROCESS, 0, max(nice, os.getpriority(os.PRIO_PROCESS, 0)))
 
 
 def _reap(sock):
@@ -140,7 +169,7 @@ def main():
             send(sock, {"error": str(exc)})
             continue
         if pid == 0:
-            _become_judge(sock, (wake_r, wake_w), request, fds)
+            _become_child(sock, (wake_r, wake_w), request, fds)
         for fd in fds:
             os.close(fd)
         pidfd = os.pidfd_open(pid)

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from app.core.settings import get_settings
 from app.sandbox.job import HarnessJob
-from app.sandbox.judge_server import JUDGE_BASE_ENV, ForkedJudge, ForkServerError, judge_fork_server
+from app.sandbox.judge_server import JUDGE_BASE_ENV, ForkedProcess, ForkServerError, judge_fork_server
 from app.sandbox.result_file import ResultRead, read_result_file
 
 logger = logging.getLogger(__name__)
@@ -95,7 +95,7 @@ class JudgeProcess:
     """One judge process: started as a standby (preloading torch while nothing is known of the job),
     given its one job by begin(), always ended by finish() or retire()."""
 
-    def __init__(self, proc: subprocess.Popen[bytes] | ForkedJudge, workdir: Path, progress_fd: int | None) -> None:
+    def __init__(self, proc: subprocess.Popen[bytes] | ForkedProcess, workdir: Path, progress_fd: int | None) -> None:
         self._proc = proc
         self._workdir = workdir
         self.progress_fd = progress_fd  # the read end of the judge's progress lines (ours to close)
@@ -198,7 +198,7 @@ def standby_judge(channel: AgentChannel, *, python: str | None = None, nice: int
         }
         fds = (channel.judge_out, channel.judge_in, progress_w)
         with open(workdir / "stderr", "wb") as stderr:
-            proc: subprocess.Popen[bytes] | ForkedJudge | None = None
+            proc: subprocess.Popen[bytes] | ForkedProcess | None = None
             if get_settings().judge_fork_server:
                 proc = _forked_judge(env, workdir, stderr.fileno(), fds, python=python)
             if proc is None:
@@ -222,7 +222,7 @@ def standby_judge(channel: AgentChannel, *, python: str | None = None, nice: int
 
 
 def _forked_judge(env: dict[str, str], workdir: Path, stderr: int, fds: tuple[int, int, int], *,
-                  python: str | None) -> ForkedJudge | None:
+                  python: str | None) -> ForkedProcess | None:
     """A judge forked from the fork server, its stdin a pipe of ours; None when the server cannot."""
     server = judge_fork_server(python)
     if server is None:

@@ -50,12 +50,15 @@ class ForkServerError(OSError):
     """The fork server could not start a judge (it is gone, or the fork failed)."""
 
 
-class ForkedJudge:
-    """A judge forked by the server: the part of a subprocess.Popen that JudgeProcess uses."""
+class ForkedProcess:
+    """A judge (or a development runner's agent) forked by the server: the part of a subprocess.Popen
+    that JudgeProcess and supervise() use."""
 
     def __init__(self, pid: int, pidfd: int) -> None:
         self.pid = pid
         self.stdin: IO[bytes] | None = None  # the write end of the judge's stdin (judge_process.py)
+        self.stdout: IO[bytes] | None = None  # the read ends of an agent's output (subprocess_runner.py)
+        self.stderr: IO[bytes] | None = None
         self.returncode: int | None = None
         self._pidfd: int | None = pidfd
         self._ended = threading.Event()
@@ -111,8 +114,8 @@ class JudgeForkServer:
             theirs.close()
         self._sock = ours
         self._request_lock = threading.Lock()  # one request at a time: replies come in request order
-        self._replies: queue.Queue[ForkedJudge | Exception] = queue.Queue()
-        self._judges: dict[int, ForkedJudge] = {}
+        self._replies: queue.Queue[ForkedProcess | Exception] = queue.Queue()
+        self._judges: dict[int, ForkedProcess] = {}
         self._judges_lock = threading.Lock()
         self._gone = False
         self._ready = threading.Event()
@@ -133,14 +136,26 @@ class JudgeForkServer:
         return self._proc.pid
 
     def spawn(self, *, env: dict[str, str], cwd: str, stdin: int, stderr: int, fds: tuple[int, ...],
-              fd_env: dict[str, list[int]]) -> ForkedJudge:
+              fd_env: dict[str, list[int]]) -> ForkedProcess:
         """Fork a judge with this environment, directory, stdin and stderr, holding its own copies of
         `fds`; each variable of fd_env names some of them by index. The caller keeps its descriptors."""
+        return self._fork({"env": env, "cwd": cwd, "fd_env": fd_env}, (stdin, stderr, *fds))
+
+    def spawn_agent(self, *, main: str, env: dict[str, str], cwd: str, stdout: int, stderr: int,
+                    fds: tuple[int, ...], fd_env: dict[str, list[int]], rlimits: list[tuple[int, int, int]],
+                    nice: int) -> ForkedProcess:
+        """Fork the development runner's agent: `python -I -B main` with this environment, directory,
+        output, descriptors (as spawn), limits and priority, in a session of its own. Never for a
+        sandboxed run: the candidate's code runs in this child as the service's user."""
+        agent = {"main": main, "rlimits": [list(row) for row in rlimits], "nice": nice}
+        return self._fork({"env": env, "cwd": cwd, "fd_env": fd_env, "agent": agent}, (stdout, stderr, *fds))
+
+    def _fork(self, request: dict[str, object], fds: tuple[int, ...]) -> ForkedProcess:
         with self._request_lock:
             if not self.alive():
                 raise ForkServerError("the judge fork server is not running")
             try:
-                send(self._sock, {"env": env, "cwd": cwd, "fd_env": fd_env}, (stdin, stderr, *fds))
+                send(self._sock, request, fds)
                 reply = self._replies.get(timeout=SPAWN_TIMEOUT_SECONDS)
             except (OSError, queue.Empty) as exc:
                 # A late reply would answer the next request: this server is not asked again.
@@ -174,7 +189,7 @@ class JudgeForkServer:
             if reply.get("ready"):
                 self._ready.set()
             elif "pid" in reply:
-                judge = ForkedJudge(int(reply["pid"]), received[0])
+                judge = ForkedProcess(int(reply["pid"]), received[0])
                 with self._judges_lock:
                     self._judges[judge.pid] = judge
                 self._replies.put(judge)

@@ -74,7 +74,7 @@ class ProgressReader:
 
 
 def progress_streams(on_progress: ProgressCallback | None, read_fd: int) -> dict[int, Callable[[bytes], None]]:
-    """run_supervised's stream_fds for a job: its progress pipe, fed to the job's on_progress when set."""
+    """supervise()'s stream_fds for a job: its progress pipe, fed to the job's on_progress when set."""
     if on_progress is None:
         return {read_fd: lambda _chunk: None}  # still drained, so the harness never blocks on a full pipe
     return {read_fd: ProgressReader(on_progress).feed}

@@ -11,6 +11,7 @@ import subprocess
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import IO, Protocol
 
 log = logging.getLogger(__name__)
 
@@ -45,45 +46,6 @@ def kill_group(pgid: int) -> None:
         os.killpg(pgid, signal.SIGKILL)
 
 
-def run_supervised(
-    argv: Sequence[str],
-    *,
-    env: dict[str, str],
-    cwd: str,
-    wall_seconds: float,
-    max_output_bytes: int,
-    preexec_fn: Callable[[], None] | None = None,
-    pass_fds: Sequence[int] = (),
-    close_after_start: Sequence[int] = (),  # closed here once the child has started (or failed to)
-    extra_read_fds: Sequence[int] = (),
-    max_extra_bytes: int = 0,
-    stream_fds: Mapping[int, Callable[[bytes], None]] | None = None,
-    on_start: Callable[[int], None] | None = None,
-) -> SupervisedRun:
-    """Run argv; stop and kill the process group at the wall-clock limit or the output cap.
-
-    extra_read_fds are read ends of pipes the child writes to (e.g. a status channel); their
-    contents come back in SupervisedRun.extra, each capped at max_extra_bytes. stream_fds are
-    read ends whose chunks go to their callback as they arrive (the progress channel); nothing
-    of them is kept.
-    """
-    started = time.monotonic()
-    proc = start_child(
-        argv, env=env, cwd=cwd, preexec_fn=preexec_fn, pass_fds=pass_fds, close_after_start=close_after_start
-    )
-    if on_start is not None:
-        on_start(proc.pid)  # the child leads its own process group: its pid is the group's id
-    return supervise(
-        proc,
-        started=started,
-        wall_seconds=wall_seconds,
-        max_output_bytes=max_output_bytes,
-        extra_read_fds=extra_read_fds,
-        max_extra_bytes=max_extra_bytes,
-        stream_fds=stream_fds,
-    )
-
-
 def start_child(
     argv: Sequence[str],
     *,
@@ -112,8 +74,23 @@ def start_child(
             os.close(fd)  # the child holds its copy; ours would keep the pipe from reaching EOF
 
 
+class Child(Protocol):
+    """What supervise() uses of a child: a subprocess.Popen, or a process forked by the judge fork
+    server for the development runner (judge_server.ForkedProcess), both leading a session of their own."""
+
+    pid: int
+    stdout: IO[bytes] | None
+    stderr: IO[bytes] | None
+
+    def poll(self) -> int | None: ...
+
+    def wait(self, timeout: float | None = None) -> int: ...
+
+    def kill(self) -> None: ...
+
+
 def supervise(
-    proc: subprocess.Popen[bytes],
+    proc: Child,
     *,
     started: float,
     wall_seconds: float,

@@ -67,7 +67,10 @@ def fast_password_hashing(monkeypatch: pytest.MonkeyPatch) -> None:
 
     from app.core import security
 
-    monkeypatch.setattr(security, "_hasher", PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1))
+    cheap = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
+    monkeypatch.setattr(security, "_hasher", cheap)
+    # An unknown email is verified against the dummy hash, whose own (real) parameters set the cost.
+    monkeypatch.setattr(security, "_DUMMY_HASH", cheap.hash("not-a-real-password"))
 
 
 @pytest.fixture

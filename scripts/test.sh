@@ -5,7 +5,8 @@
 #
 # Usage: scripts/test.sh [--fast] [pytest arguments ...]
 #   --fast   the subset for editing pages and APIs: no training runs or other long runs (marker slow),
-#            no browser, no sandbox; a couple of minutes instead of the whole suite.
+#            no browser, no sandbox, no app started in processes of its own (marker processes); a couple
+#            of minutes instead of the whole suite.
 # The tests run in parallel, one pytest-xdist worker per core; files stay whole on one worker (their
 # module fixtures, live servers among them, start once) and are handed out in the order tests/conftest.py
 # gives them, files with long tests first (--no-loadscope-reorder: xdist would otherwise hand out the
@@ -18,7 +19,7 @@ scripts/bootstrap.sh --dev "bwrap:bubblewrap" "chromium:chromium"
 select=()
 if [ "${1:-}" = "--fast" ]; then
   shift
-  select=(-m "not slow and not browser and not bwrap")
+  select=(-m "not slow and not browser and not bwrap and not processes")
 fi
 .venv/bin/ruff check app tests migrations scripts
 .venv/bin/mypy

@@ -12,6 +12,8 @@ import pytest
 
 from app.users.passwords import password_problem
 
+pytestmark = pytest.mark.processes  # scripts/test.sh --fast leaves them out
+
 
 def run_dojo(data_dir: Path, *args: str, **extra_env: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "SECRET_KEY"}}

@@ -18,7 +18,7 @@ from services import REDIS_URL
 
 from app.core.paths import ROOT_DIR
 
-pytestmark = pytest.mark.redis
+pytestmark = [pytest.mark.redis, pytest.mark.processes]
 PASSWORD = "shared-state-password"
 CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
 

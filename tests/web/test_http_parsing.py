@@ -12,6 +12,8 @@ from app.cli import uvicorn_options
 from app.core.settings import Settings
 from web.live_server import LiveServer, live_server
 
+pytestmark = pytest.mark.processes  # scripts/test.sh --fast leaves them out
+
 REFUSED = {
     "no request line": b"GARBAGE\r\n\r\n",
     "two Content-Length headers": b"POST /sign-in HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 4\r\n"

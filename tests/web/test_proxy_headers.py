@@ -15,6 +15,8 @@ import pytest
 
 from web.live_server import LiveServer, live_server
 
+pytestmark = pytest.mark.processes  # scripts/test.sh --fast leaves them out
+
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:

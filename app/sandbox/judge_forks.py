@@ -30,7 +30,6 @@ import array
 import contextlib
 import json
 import os
-import resource
 import runpy
 import select
 import signal
@@ -39,6 +38,8 @@ import sys
 import traceback
 
 MAX_MESSAGE = 1 << 20
+# Beside this script (not importable: a script run with -I has no directory of its own on sys.path).
+PROCESS_LIMITS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "process_limits.py")
 MAX_FDS = 16
 
 
@@ -89,7 +90,10 @@ def _become_child(sock, wakeup_fds, request, fds):
         os.environ.update(env)
         os.chdir(request["cwd"])
         if agent:
-            _limit(agent["rlimits"], agent["nice"])
+            # Its CPU time counts from the fork: the preloaded import is not charged to the run.
+            limits = runpy.run_path(PROCESS_LIMITS)
+            limits["apply_rlimits"](agent["rlimits"])
+            limits["lower_priority"](agent["nice"])
             sys.argv = [agent["main"]]
             sys.path[0] = os.path.dirname(agent["main"])  # as `python -I -B MAIN` has it
             runpy.run_path(agent["main"], run_name="__main__")
@@ -109,18 +113,6 @@ def _become_child(sock, wakeup_fds, request, fds):
             with contextlib.suppress(Exception):
                 stream.flush()
         os._exit(code)
-
-
-def _limit(rlimits, nice):
-    """An agent's limits (as rlimits.apply_rlimits: lowered, never raised) and priority; its CPU time
-    counts from the fork, so the preloaded import is not charged to the run."""
-    for which, soft, hard in rlimits:
-        _, cur_hard = resource.getrlimit(which)
-        if cur_hard != resource.RLIM_INFINITY:
-            hard = min(hard, cur_hard)
-            soft = min(soft, hard)
-        resource.setrlimit(which, (soft, hard))
-    os.setpriority(os.PRIO_PROCESS, 0, max(nice, os.getpriority(os.PRIO_PROCESS, 0)))
 
 
 def _reap(sock):

@@ -6,7 +6,10 @@ import os
 import resource
 
 from app.sandbox.job import Limits
+from app.sandbox.process_limits import apply_rlimits, lower_priority
 from app.sandbox.procfs import process_statuses, real_uid
+
+__all__ = ["apply_rlimits", "lower_priority", "rlimit_table", "tasks_of_uid", "with_nproc_headroom"]
 
 # CPU: the kernel sends SIGXCPU at the soft limit and SIGKILL at the hard one.
 CPU_HARD_GRACE_SECONDS = 2
@@ -30,22 +33,6 @@ def rlimit_table(limits: Limits, *, extra_cpu_seconds: int = 0) -> list[tuple[in
         (resource.RLIMIT_MEMLOCK, 0, 0),
         (resource.RLIMIT_MSGQUEUE, 0, 0),
     ]
-
-
-def apply_rlimits(table: list[tuple[int, int, int]]) -> None:
-    """Lower every limit in the table for the calling process (never raises them)."""
-    for which, soft, hard in table:
-        cur_soft, cur_hard = resource.getrlimit(which)
-        if cur_hard != resource.RLIM_INFINITY:
-            hard = min(hard, cur_hard)
-            soft = min(soft, hard)
-        resource.setrlimit(which, (soft, hard))
-
-
-def lower_priority(nice: int) -> None:
-    """Run the calling process at niceness `nice`, or stay where it is if that is already lower priority
-    (SANDBOX_NICE: candidate code yields the CPU to the web process's requests)."""
-    os.setpriority(os.PRIO_PROCESS, 0, max(nice, os.getpriority(os.PRIO_PROCESS, 0)))
 
 
 def with_nproc_headroom(table: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:

@@ -40,6 +40,7 @@ import traceback
 MAX_MESSAGE = 1 << 20
 # Beside this script (not importable: a script run with -I has no directory of its own on sys.path).
 PROCESS_LIMITS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "process_limits.py")
+_process_limits: dict = {}  # its functions, loaded once by main() for every agent forked after
 MAX_FDS = 16
 
 
@@ -91,9 +92,8 @@ def _become_child(sock, wakeup_fds, request, fds):
         os.chdir(request["cwd"])
         if agent:
             # Its CPU time counts from the fork: the preloaded import is not charged to the run.
-            limits = runpy.run_path(PROCESS_LIMITS)
-            limits["apply_rlimits"](agent["rlimits"])
-            limits["lower_priority"](agent["nice"])
+            _process_limits["apply_rlimits"](agent["rlimits"])
+            _process_limits["lower_priority"](agent["nice"])
             sys.argv = [agent["main"]]
             sys.path[0] = os.path.dirname(agent["main"])  # as `python -I -B MAIN` has it
             runpy.run_path(agent["main"], run_name="__main__")
@@ -130,6 +130,7 @@ def main():
     sock = socket.socket(fileno=int(sys.argv[1]))
     for name in filter(None, sys.argv[2].split(",")):
         __import__(name)
+    _process_limits.update(runpy.run_path(PROCESS_LIMITS))
     send(sock, {"ready": True})
     # A child's exit wakes the loop through this pipe (the handler itself does nothing).
     wake_r, wake_w = os.pipe()

@@ -46,7 +46,7 @@ def _started(holder: dict[str, int], pid: int, channel: AgentChannel) -> None:
     channel.close_agent_ends()
 
 
-def _forked_agent(main: str, env: dict[str, str], cwd: str, progress_fd: int, agent_fds: tuple[int, ...],
+def _forked_agent(main: str, env: dict[str, str], cwd: str, progress_fd: int, agent_fds: tuple[int, int],
                   table: list[tuple[int, int, int]], nice: int, *, python: str) -> ForkedProcess | None:
     """The agent forked from this process's judge fork server, torch already imported (about 1.2 s of
     CPU less a run); None when there is none ready (a one-shot `dojo check`) or it fails, and the agent
@@ -59,9 +59,8 @@ def _forked_agent(main: str, env: dict[str, str], cwd: str, progress_fd: int, ag
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     try:
-        fd_env = {protocol.PROGRESS_FD_VAR: [0]}
-        if agent_fds:  # the channel's two ends, in agent_env's order
-            fd_env[protocol.AGENT_FDS_VAR] = [1, 2]
+        # The progress pipe, then the channel's two ends in agent_env's order.
+        fd_env = {protocol.PROGRESS_FD_VAR: [0], protocol.AGENT_FDS_VAR: [1, 2]}
         proc = server.spawn_agent(main=main, env=env, cwd=cwd, stdout=out_w, stderr=err_w,
                                   fds=(progress_fd, *agent_fds), fd_env=fd_env, rlimits=table, nice=nice)
     except ForkServerError:
@@ -134,7 +133,7 @@ class SubprocessRunner:
                 # preloaded import changes nothing its limits see; a harness without one may not import it.
                 proc: Child | None = None
                 if judge is not None:
-                    proc = _forked_agent(main, env, str(workspace.scratch_dir), progress_write, agent_fds,
+                    proc = _forked_agent(main, env, str(workspace.scratch_dir), progress_write, channel.agent_fds,
                                          table, nice, python=self.python)
                 if proc is None:
                     proc = start_child([self.python, "-I", "-B", main], env=env, cwd=str(workspace.scratch_dir),

@@ -14,6 +14,10 @@ for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from pipeline_harness import eager_dynamo  # noqa: E402
+
+eager_dynamo.install()  # before torch.optim first asks for torch._dynamo (eager_dynamo.py says why)
+
 from dojo_kit import agent, model_ops  # noqa: E402
 from pipeline_harness import agent_ops  # noqa: E402
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from memo_runner import MemoRunner
 
 from app.sandbox.subprocess_runner import SubprocessRunner
 
@@ -10,6 +11,13 @@ from app.sandbox.subprocess_runner import SubprocessRunner
 @pytest.fixture(scope="session")
 def runner() -> SubprocessRunner:
     return SubprocessRunner()
+
+
+@pytest.fixture(scope="module")
+def memo_runner(runner: SubprocessRunner) -> MemoRunner:
+    """The runner, each distinct harness job run once per module (tests/memo_runner.py): for one submission
+    graded against several built-ins that give the harness the same job."""
+    return MemoRunner(runner)
 
 
 @pytest.fixture

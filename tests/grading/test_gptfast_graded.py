@@ -3,7 +3,8 @@ rotary angles are a complex `freqs_cis` buffer registered on the model (the harn
 when it casts the model), one head at a time with a hand-written softmax, and PyTorch's default
 initialisation (whose initial loss is further from ln V than a small-std initialisation's). Each built-in's
 solution with model.py replaced by the fixture (tests/engine/fixtures/llama_shapes/gptfast_complex.py for
-llama-v1, tests/engine/fixtures/shapes/gptfast_complex.py for gpt-v1) passes, every bug fixed."""
+llama-v1, tests/engine/fixtures/shapes/gptfast_complex.py for gpt-v1) passes, every bug fixed. Built-ins whose
+solutions share the other files give the harness one job, run once (memo_runner)."""
 
 from __future__ import annotations
 
@@ -32,10 +33,10 @@ def test_every_builtin_of_both_interfaces_is_graded():
 
 
 @pytest.mark.parametrize(("interface", "slug"), BUILTINS, ids=[slug for _, slug in BUILTINS])
-def test_gptfast_model_passes_every_builtin(interface, slug, runner):
+def test_gptfast_model_passes_every_builtin(interface, slug, memo_runner):
     package = _package(slug)
     files = {**package.solution_files, "model.py": MODEL[interface].read_text()}
-    report = grade_files(package=package, files=files, runner=runner)
+    report = grade_files(package=package, files=files, runner=memo_runner)
     assert report.error is None
     assert report.status == "passed", [(t.id, t.status, t.message) for t in report.tests
                                        if t.status not in ("passed", "not_applicable")]

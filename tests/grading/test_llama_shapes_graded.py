@@ -6,7 +6,8 @@ The built-ins are found through builtin_packages(), so a new llama-v1 scenario i
 scenario's reference is computed once (ensure_reference keeps it). Every pair of scenario and shape is 24
 gradings, 15 minutes on two cores with the references to compute (all passed), so every shape is graded
 against one scenario (ANCHOR, whose bugs are all in the incremental path, where the shapes differ most)
-and every other scenario against one shape (ANCHOR_SHAPE, llama2.c's model.py)."""
+and every other scenario against one shape (ANCHOR_SHAPE, llama2.c's model.py). The llama-v1 built-ins share
+the solution's data.py and train.py, so those gradings give the harness one job, run once (memo_runner)."""
 
 from __future__ import annotations
 
@@ -59,9 +60,9 @@ def test_the_llama_builtins_and_shapes_are_there():
 
 
 @pytest.mark.parametrize(("slug", "shape"), PAIRS, ids=[f"{slug}-{shape}" for slug, shape in PAIRS])
-def test_correct_shape_has_every_bug_fixed(slug, shape, runner):
+def test_correct_shape_has_every_bug_fixed(slug, shape, memo_runner):
     package = _package(slug)
-    report = grade_files(package=package, files=SHAPES[shape].files(), runner=runner)
+    report = grade_files(package=package, files=SHAPES[shape].files(), runner=memo_runner)
     assert report.error is None
     assert report.status == "passed", [(t.id, t.status, t.message) for t in report.tests
                                        if t.status not in ("passed", "not_applicable")]

@@ -63,7 +63,11 @@ def pipeline_run_reference(pipeline_measure: Measure) -> dict:
 
 @pytest.fixture(scope="session")
 def runner():
-    """Gradings in a plain subprocess (the sandbox has its own tests); a test using it is `slow`."""
+    """Gradings in a plain subprocess (the sandbox has its own tests); a test using it is `slow`. The
+    pipeline-v1 built-ins share the scenario's model.py and training run, so one submission graded against
+    each of them is one harness job, run once (tests/memo_runner.py)."""
+    from memo_runner import MemoRunner
+
     from app.sandbox.subprocess_runner import SubprocessRunner
 
-    return SubprocessRunner()
+    return MemoRunner(SubprocessRunner())

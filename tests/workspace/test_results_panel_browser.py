@@ -7,8 +7,9 @@ end with the newest Submit's final verdict in #results-body, with no older attem
 page has not scrolled, and axe finds nothing serious; at 900 px it is today's column layout. Without script,
 Run still posts the form and comes back to the page.
 
-Grading is real, so the tests share one server and keep the number of gradings small: the warm-up's starter
-(a few seconds of training per grading; the first one also computes the scenario's reference).
+Grading is real, so the tests share one server and keep each grading cheap: about fifteen gradings of the
+tiny scenario's starter (tests/dispatch/tiny_scenario.py: warm-up's code and pages with the smallest training
+run, half a warm-up grading's CPU), its reference computed before the server starts.
 """
 
 from __future__ import annotations
@@ -19,15 +20,19 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from dispatch.tiny_scenario import SLUG, publish_tiny, warm_reference
 from playwright.sync_api import expect
 from services import require_bwrap, require_chromium
+from sqlalchemy import create_engine
+from sqlalchemy.orm import Session
 from web.axe import describe, serious_violations
 from web.live_server import LiveServer, live_server, sign_in_as
 
+import app.models  # noqa: F401  (every table, so foreign keys resolve)
+
 pytestmark = [pytest.mark.browser, pytest.mark.bwrap, pytest.mark.slow]
 
-SLUG = "warm-up"
-GRADING_TIMEOUT_MS = 300_000  # the first grading also computes the scenario's reference
+GRADING_TIMEOUT_MS = 300_000  # gradings queue one at a time behind each other
 FINAL = ("Passed", "Failed", "Error")
 IDE = {"width": 1440, "height": 900}
 
@@ -38,8 +43,14 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     require_bwrap()
     # The gaps below start a dozen attempts within a minute or two: lift the per-minute limit, not the
     # one-in-flight-per-kind rule the two-tab test relies on.
+    warm_reference()
     with live_server(tmp_path_factory.mktemp("panel") / "data", WARM_SANDBOXES="1",
                      ATTEMPTS_PER_USER_PER_MINUTE="200") as running:
+        engine = create_engine(f"sqlite:///{running.data_dir / 'dojo.sqlite3'}")
+        with Session(engine) as db:
+            publish_tiny(session=db)
+            db.commit()
+        engine.dispose()
         yield running
 
 

@@ -88,11 +88,28 @@ def test_correct_shape_passes_every_builtin_scenario(shape, measure):
         reference = _solution_reference(pkg)
         train = pkg.solution_files.get("train.py")
         if train not in by_train:
-            files = {**shape.files(), **({"train.py": train} if train else {})}
-            by_train[train] = _measured_once(measure, files)
+            by_train[train] = _with_train(measure, shape.files(), train)
         statuses = _statuses(by_train[train], reference, pkg.files)
         failed[pkg.slug] = {k: v for k, v in statuses.items() if v[0] not in (PASSED, NOT_APPLICABLE)}
     assert failed == {pkg.slug: {} for pkg in gpt_packages}
+
+
+def _with_train(measure, files: dict[str, str], train: str | None) -> dict:
+    """The shape's measurements with this train.py: the probes a train.py can change (those the harness
+    runs only with one, the interface that binds it, the training run that steps with it) measured with
+    it, every other probe (the model's and the data's, which never call it) shared with the shape's
+    measurement without one."""
+    alone = _measured_once(measure, files)
+    if train is None:
+        return alone
+    from dojo_harness.runner import PROBES  # the harness's own list (measure put its bundle on sys.path)
+
+    touched = ["interface", *(name for name, needs_train, _ in PROBES if needs_train), "training_run"]
+    trained = measure({**files, "train.py": train}, probes=touched)
+    assert trained["error"] is None, trained["error"]
+    alone["probes"].update(trained["probes"])
+    alone["has_train"] = trained["has_train"]
+    return alone
 
 
 _references: dict[str, dict] = {}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import functools
 import hashlib
 import json
 import tomllib
@@ -129,6 +131,13 @@ def _finish(pkg: ScenarioPackage) -> ScenarioPackage:
     return pkg
 
 
+@functools.lru_cache(maxsize=128)
+def _toml_document(raw: str) -> dict[str, Any]:
+    """scenario.toml parsed once per text: every sync of the built-ins and every lookup of one parses them
+    all again (21 documents, about 50 ms of tomllib a time). Callers get a copy, never this one."""
+    return tomllib.loads(raw)
+
+
 def parse_package(files: dict[str, str]) -> ScenarioPackage:
     """Build a package from relative path -> text (scenario.toml, brief.md, solution/...)."""
     if "scenario.toml" not in files:
@@ -137,7 +146,7 @@ def parse_package(files: dict[str, str]) -> ScenarioPackage:
         raise PackageError("brief.md: file is missing")
     raw = files["scenario.toml"]
     try:
-        doc = tomllib.loads(raw)
+        doc = copy.deepcopy(_toml_document(raw))
     except tomllib.TOMLDecodeError as exc:
         raise PackageError(f"scenario.toml: {exc}") from None
     f = TomlFields(doc, raw)

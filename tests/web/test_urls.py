@@ -45,3 +45,16 @@ def test_other_parameters_go_to_the_resolver_which_refuses_them() -> None:
     request = _request()
     with pytest.raises(NoMatchFound):
         fast_url_for(request, "challenge_page", number=3)
+
+
+def test_the_routes_walked_by_prefix_give_what_fastapis_route_contexts_give(monkeypatch: pytest.MonkeyPatch) -> None:
+    from app.http import urls
+
+    walked = route_formats(create_app())
+
+    def other_fastapi(routes: Any, prefix: str) -> Any:
+        raise AttributeError("'_IncludedRouter' object has no attribute 'include_context'")
+
+    monkeypatch.setattr(urls, "_walk", other_fastapi)  # the fallback: FastAPI's per-app route contexts
+    assert route_formats(create_app()) == walked
+    assert "challenge_page" in walked and "static" in walked

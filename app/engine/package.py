@@ -132,7 +132,7 @@ def _finish(pkg: ScenarioPackage) -> ScenarioPackage:
 
 
 @functools.lru_cache(maxsize=128)
-def _toml_document(raw: str) -> dict[str, Any]:
+def _toml_document(raw: str) -> dict[str, object]:
     """scenario.toml parsed once per text: every sync of the built-ins and every lookup of one parses them
     all again (21 documents, about 50 ms of tomllib a time). Callers get a copy, never this one."""
     return tomllib.loads(raw)

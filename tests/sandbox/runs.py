@@ -33,7 +33,7 @@ class ColdRuns:
 
 
 class WarmRuns:
-    """Each submission in the standby a WarmKeeper had started (with torch imported) before it came."""
+    """Each submission in the standby a WarmKeeper had started (with its preload imported) before it came."""
 
     def __init__(self, keeper: WarmKeeper) -> None:
         assert keeper.workspace_parent is not None
@@ -42,7 +42,7 @@ class WarmRuns:
 
     def run(self, source: str) -> HarnessOutcome:
         before = self.keeper.warm_runs
-        outcome = self.keeper.run(job_for(source, limits=WARM_TEST_LIMITS))
+        outcome = self.keeper.run(job_for(source, limits=self.keeper.spec.limits))
         assert self.keeper.warm_runs == before + 1, "the job did not run in the standby sandbox"
         return outcome
 

@@ -17,6 +17,7 @@ from .helpers import (
     FIXTURE_HARNESS,
     OWN_CASES,
     REPO_ROOT,
+    TEST_LIMITS,
     acceptance_dir,
     case_dirs,
     job_for,
@@ -24,7 +25,7 @@ from .helpers import (
     live_sandbox_processes,
     outcome_text,
 )
-from .runs import WARM_TEST_LIMITS, ColdRuns, WarmRuns
+from .runs import ColdRuns, WarmRuns
 
 pytestmark = pytest.mark.bwrap
 
@@ -207,9 +208,13 @@ def test_process_cases_are_contained_when_processes_are_allowed(
 # Then the warm runs, last in the module: its one keeper's standby stays alive from here to the end.
 @pytest.fixture(scope="module")
 def warm_runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WarmRuns]:
-    """One worker slot's keeper for all warm runs, as a worker keeps one: each case runs in the standby
-    (torch imported) that the keeper started after the job before it, as a worker's next job does."""
-    keeper = WarmKeeper(limits=WARM_TEST_LIMITS, workspace_parent=tmp_path_factory.mktemp("warm"))
+    """One worker slot's keeper for all warm runs, as a worker keeps one: each case runs in the standby that
+    the keeper started after the job before it, as a worker's next job does. These standbys preload nothing:
+    what a case may reach, keep or leave behind does not depend on what the standby imported before it,
+    and each torch import (the standby's and its judge's, about 3 CPU-seconds a case) would double the
+    module's cost. Standbys with torch imported meet the shared corpus through the product in
+    tests/dispatch/test_malicious_via_api.py, and their limits in tests/sandbox/test_warm.py."""
+    keeper = WarmKeeper(limits=TEST_LIMITS, preload=(), workspace_parent=tmp_path_factory.mktemp("warm"))
     keeper.prepare()
     yield WarmRuns(keeper)
     keeper.close()

@@ -24,6 +24,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 ROLES = ("candidate", "interviewer", "admin")
+USERS = {role: f"{role}@dojo.example" for role in ROLES}  # role -> email, the same on every live server
 PASSWORD = "browser-test-password"
 CHROMIUM_ARGS = [
     "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -58,7 +59,7 @@ def _dojo(env: dict[str, str], *commands: list[str]) -> None:
 _seeded: Path | None = None
 
 
-def _seeded_database(env: dict[str, str], users: dict[str, str]) -> Path:
+def _seeded_database(env: dict[str, str]) -> Path:
     """A SQLite database migrated to head with one user per role, made once per process and copied for each
     server: every server starts from the same one, and making it is an interpreter, the app's imports, the
     migrations and three password hashes (about 2 CPU-seconds) that a module's server would otherwise pay."""
@@ -68,7 +69,7 @@ def _seeded_database(env: dict[str, str], users: dict[str, str]) -> Path:
         atexit.register(shutil.rmtree, made.parent, True)
         seed_env = {**env, "DOJO_DATA_DIR": str(made.parent), "DATABASE_URL": f"sqlite:///{made}"}
         _dojo(seed_env, ["migrate"], *(["create-user", "--email", email, "--password", PASSWORD, "--role", role]
-                                       for role, email in users.items()))
+                                       for role, email in USERS.items()))
         _seeded = made
     return _seeded
 
@@ -101,8 +102,7 @@ def live_server(data_dir: Path, **settings: str) -> Iterator[LiveServer]:
         "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
         "PYTHONUNBUFFERED": "1",
     })
-    users = {role: f"{role}@dojo.example" for role in ROLES}
-    shutil.copyfile(_seeded_database(env, users), data_dir / "dojo.sqlite3")  # before the server's own settings
+    shutil.copyfile(_seeded_database(env), data_dir / "dojo.sqlite3")  # before the server's own settings
     env.update(settings)
     port = free_port()
     url = f"http://127.0.0.1:{port}"
@@ -114,7 +114,7 @@ def live_server(data_dir: Path, **settings: str) -> Iterator[LiveServer]:
         )
         try:
             _wait_healthy(url, proc, log)
-            yield LiveServer(url=url, data_dir=data_dir, env=env, users=users)
+            yield LiveServer(url=url, data_dir=data_dir, env=env, users=dict(USERS))
         finally:
             proc.terminate()
             try:

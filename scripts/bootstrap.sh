@@ -42,6 +42,24 @@ install_system_packages() {
   fi
 }
 
+install_lock() {
+  # uv (itself from requirements-setup.lock) installs a lock in about a third of pip's time on 2 cores:
+  # it unpacks and byte-compiles in parallel, where pip does one file after another (44 s against 14 s
+  # for the dev lock, most of it torch). uv reads no pip configuration, so the local wheel directories
+  # pip is told of (where torch's CPU build lies) are passed on. If uv cannot do it, pip does.
+  local links=() link
+  for link in ${PIP_FIND_LINKS:-$(.venv/bin/python -m pip config get global.find-links 2>/dev/null || true)}; do
+    links+=(--find-links "$link")
+  done
+  if .venv/bin/python -m pip install -q --require-hashes -r requirements-setup.lock \
+     && .venv/bin/uv pip install -q --python .venv/bin/python --no-cache --compile-bytecode --require-hashes \
+          "${links[@]}" -r "$1"; then
+    return 0
+  fi
+  echo "uv could not install $1; installing it with pip" >&2
+  .venv/bin/python -m pip install -q --require-hashes -r "$1"
+}
+
 PY=$(need_python)
 install_system_packages "$@"
 if ! "$PY" -c 'import venv, ensurepip' >/dev/null 2>&1; then
@@ -61,7 +79,7 @@ if [ "$installed" != "$want" ] && ! { [ "$lock" = requirements.lock ] && [ "$ins
   echo "Installing Python packages into .venv from $lock (torch is the 2.13.0 CPU build)"
   # Every package and its hash come from the lock; the project itself is installed without resolving
   # anything more, built by the locked setuptools.
-  .venv/bin/python -m pip install -q --require-hashes -r "$lock"
+  install_lock "$lock"
   .venv/bin/python -m pip install -q --no-deps --no-build-isolation -e .
   echo "$want" > "$stamp"
 fi

@@ -2,7 +2,8 @@
 # Regenerate the lock files from pyproject.toml with pip-tools:
 #   requirements.lock      every package the app runs on (transitive ones included) and the build
 #                          backend for the editable install, each with its sha256 hashes;
-#   requirements-dev.lock  the same pins plus the dev tools (pytest, ruff, mypy, playwright, ...).
+#   requirements-dev.lock  the same pins plus the dev tools (pytest, ruff, mypy, playwright, ...);
+#   requirements-setup.lock  uv, which scripts/bootstrap.sh installs first and installs the others with.
 # Run it after changing a dependency in pyproject.toml and commit pyproject.toml and both locks together.
 # Arguments go to pip-compile, e.g. `scripts/lock.sh --upgrade-package celery` or `scripts/lock.sh --upgrade`.
 #
@@ -27,10 +28,14 @@ compile=("$tools/bin/pip-compile" -q --generate-hashes --reuse-hashes --allow-un
 # The dev lock is constrained by the app's lock, so both install the very same versions.
 "${compile[@]}" "$@" --extra dev -c requirements.lock -o requirements-dev.lock pyproject.toml
 
+# uv's version is pinned here (bump it by editing the line), with the hash of every wheel of that release.
+echo "uv==0.13.9" | "$tools/bin/pip-compile" -q --generate-hashes --reuse-hashes --no-emit-index-url \
+  --no-emit-find-links -o requirements-setup.lock -
+
 for lock in requirements.lock requirements-dev.lock; do
   if grep -q -E '^(nvidia-|triton==)' "$lock" || ! grep -q -E '^torch==[^ ]*\+cpu ' "$lock"; then
     echo "error: $lock does not pin the CPU build of torch (or pulls CUDA packages); see TORCH_FIND_LINKS above" >&2
     exit 1
   fi
 done
-echo "Wrote requirements.lock and requirements-dev.lock"
+echo "Wrote requirements.lock, requirements-dev.lock and requirements-setup.lock"

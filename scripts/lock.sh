@@ -4,7 +4,7 @@
 #                          backend for the editable install, each with its sha256 hashes;
 #   requirements-dev.lock  the same pins plus the dev tools (pytest, ruff, mypy, playwright, ...);
 #   requirements-setup.lock  uv, which scripts/bootstrap.sh installs first and installs the others with.
-# Run it after changing a dependency in pyproject.toml and commit pyproject.toml and both locks together.
+# Run it after changing a dependency in pyproject.toml and commit pyproject.toml and the locks together.
 # Arguments go to pip-compile, e.g. `scripts/lock.sh --upgrade-package celery` or `scripts/lock.sh --upgrade`.
 #
 # torch must resolve to the CPU build (2.13.0+cpu). This machine's pip configuration finds that wheel

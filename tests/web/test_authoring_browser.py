@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from app.engine.builtin import find_builtin
-from web.live_server import LiveServer
+from web.live_server import LiveServer, press_button
 from web.test_browser import _sign_in, browser, page, server  # noqa: F401
 
 pytestmark = [pytest.mark.browser, pytest.mark.bwrap]
@@ -45,10 +45,7 @@ def test_admin_plants_validates_publishes_and_a_candidate_solves_it(
     page.wait_for_url(f"{server.url}/admin/scenarios/{slug}/versions/1/edit")
     for name, value in SMALL_TRAINING.items():
         page.get_by_label(name, exact=True).fill(value)
-    # The edit page's buttons are pressed from the keyboard, not clicked: under load a click once reached the
-    # page and "Save draft" never posted (as "Check edits" once did in tests/web/test_lobby_browser.py), most
-    # likely the code editors' late measure moving the button from under the click point.
-    page.get_by_role("button", name="Save draft").press("Enter")
+    press_button(page, "Save draft")
     page.get_by_text("Draft saved.").wait_for()
 
     page.get_by_role("link", name="Add bug").click()
@@ -67,9 +64,9 @@ def test_admin_plants_validates_publishes_and_a_candidate_solves_it(
     solution = page.locator("textarea[name='edited/model.py']").input_value()
     page.get_by_role("textbox", name="Editor: model.py (copy of the solution)").fill(
         solution.replace(PLANTED[0], PLANTED[1]))
-    page.get_by_role("button", name="Check edits").press("Enter")
+    press_button(page, "Check edits")
     page.get_by_text("model.py line 56: applies exactly once").wait_for()
-    page.get_by_role("button", name="Add bug").press("Enter")
+    press_button(page, "Add bug")
     page.get_by_text("Bug gelu-dropped planted.").wait_for()
 
     page.get_by_role("button", name="Validate").click()

@@ -22,7 +22,7 @@ from app.grading.result import BugResult, GradeResult
 from app.interviews.models import Interview
 from app.scenarios.models import Scenario, ScenarioVersion
 from web.axe import describe, serious_violations
-from web.live_server import CHROMIUM_ARGS, LiveServer, accept_invite, live_server, sign_in_as
+from web.live_server import CHROMIUM_ARGS, LiveServer, accept_invite, live_server, press_button, sign_in_as
 
 pytestmark = [pytest.mark.browser]
 
@@ -195,10 +195,7 @@ def test_a_llama_draft_gets_llama_templates_and_a_telling_comment_is_warned(brow
         text.replace("F.silu(self.w1(x)))", "F.silu(self.w1(x)))  # TODO: gate dropped here", 1))
     # The editor copies its text into the form's textarea on each change: the form posts the edit.
     expect(admin.locator("textarea[name='edited/model.py']")).to_have_value(re.compile("TODO: gate dropped here"))
-    # Pressed from the keyboard, not clicked: on a loaded clean clone the click once reached the page but the
-    # form never posted (the server saw no request in 20 s), most likely a layout shift after the editor's
-    # late measure moving the button from under the click point; a key press on the button has no point.
-    admin.get_by_role("button", name="Check edits").press("Enter")
+    press_button(admin, "Check edits")
     # The check is a round trip that re-renders the form; a busy CI machine has taken more than 5 s over it.
     expect(admin.locator(".comment-warning")).to_contain_text("which names the bug (“TODO”)", timeout=20_000)
     admin.context.close()

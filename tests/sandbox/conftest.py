@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from app.core.settings import get_settings
+
 from .helpers import FAKE_DATABASE_URL, FAKE_SECRET_KEY
 
 
@@ -26,8 +28,14 @@ def _private_sandbox_uids() -> Iterator[None]:
 
 
 @pytest.fixture()
-def fake_secrets(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Server secrets in the parent environment that must never reach the candidate."""
+def fake_secrets(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """Server secrets in the parent environment that must never reach the candidate.
+
+    The cached settings are dropped before and after: a run reads them (the sandbox's niceness), so
+    they would otherwise keep the fake database URL for every later test in this worker."""
     monkeypatch.setenv("SECRET_KEY", FAKE_SECRET_KEY)
     monkeypatch.setenv("DATABASE_URL", FAKE_DATABASE_URL)
-    return [FAKE_SECRET_KEY, FAKE_DATABASE_URL, "canary-pw-81b3"]
+    get_settings.cache_clear()
+    yield [FAKE_SECRET_KEY, FAKE_DATABASE_URL, "canary-pw-81b3"]
+    monkeypatch.undo()
+    get_settings.cache_clear()

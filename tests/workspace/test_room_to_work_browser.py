@@ -280,6 +280,22 @@ def test_the_panes_resize_by_dragging_and_remember_it_the_brief_folds_and_result
     expect(page.get_by_role("button", name="Expand results")).to_have_attribute("aria-pressed", "false")
 
 
+def test_the_layout_bar_shown_after_load_never_moves_the_panes(page: Any, server: LiveServer) -> None:
+    # At 1280 px a long title, the countdown and the layout bar take two rows. workspace-layout.js shows the bar
+    # after the first paint; its row was kept from the start, or the panes would jump 41 px down under a first click.
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto(f"{server.url}/challenges/padded-truths")
+    fold = page.get_by_role("button", name="Hide brief")
+    expect(fold).to_be_visible()
+    bar, title = page.locator("#layout-bar").bounding_box(), page.get_by_role("heading", level=1).bounding_box()
+    assert bar["y"] >= title["y"] + title["height"], (bar, title)  # a row of its own
+    grid = page.locator(".ws-grid")
+    shown = grid.bounding_box()["y"]
+    page.evaluate("() => { document.getElementById('layout-bar').hidden = true; }")  # as before the script ran
+    expect(fold).to_be_hidden()  # kept in place, but neither seen nor in the accessibility tree
+    assert grid.bounding_box()["y"] == shown
+
+
 # ---- 6. Errors that point at the line ----
 
 def test_errors_say_their_place_once_and_link_the_line(page: Any, server: LiveServer) -> None:

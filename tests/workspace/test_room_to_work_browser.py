@@ -296,6 +296,33 @@ def test_the_layout_bar_shown_after_load_never_moves_the_panes(page: Any, server
     assert grid.bounding_box()["y"] == shown
 
 
+def test_on_a_1366_laptop_the_file_tabs_keep_one_row_and_typing_moves_no_editor_button(
+    page: Any, server: LiveServer
+) -> None:
+    # pipeline-v1's four tabs took two rows and the editor's buttons and save status three (11 lines of code showed).
+    page.set_viewport_size({"width": 1366, "height": 768})
+    page.goto(f"{server.url}/challenges/pipeline-composite")
+    tabs = page.get_by_role("tab").all()
+    assert len(tabs) == 4 and len({round(tab.bounding_box()["y"]) for tab in tabs}) == 1
+    assert page.locator(".tab-panel:not([hidden]) .cm-editor").bounding_box()["height"] >= 300  # 15 lines
+    buttons = ("Save", "Reset file to starter…", "Download files", "Dark editor", "Wrap lines")
+
+    def boxes() -> dict[str, Any]:  # Download files is a link styled as a button
+        editor = page.get_by_role("region", name="Files")
+        return {name: editor.get_by_role("button", name=name, exact=True)
+                .or_(editor.get_by_role("link", name=name, exact=True)).bounding_box() for name in buttons}
+
+    before = boxes()
+    assert len({round(box["y"]) for box in before.values()}) == 2, before
+    status = page.locator("#save-status")
+    shown = status.inner_text()
+    page.get_by_label("Editor: data.py").click()
+    page.keyboard.press("Control+End")
+    page.keyboard.type("\n# the status changes as I type")
+    expect(status).not_to_have_text(shown)
+    assert boxes() == before  # the status comes after the buttons: its new text moves none of them
+
+
 # ---- 6. Errors that point at the line ----
 
 def test_errors_say_their_place_once_and_link_the_line(page: Any, server: LiveServer) -> None:

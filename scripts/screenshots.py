@@ -273,7 +273,8 @@ def invites(browser: object, server: LiveServer, out: Path) -> None:
     page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.url)
     sign_in(page, server, "interviewer")
     page.get_by_label("Candidate email").fill("grace@example.com")
-    # The challenge whose solution the candidate pastes below (the list's first is a pipeline-v1 one, with no model.py to edit).
+    # The challenge whose solution the candidate pastes below (the list's first is a pipeline-v1 one,
+    # whose model.py is read-only).
     norm_and_gate = page.locator("#scenario_version_id option", has_text="Flat gates").first.get_attribute("value")
     page.get_by_label("Challenge").select_option(norm_and_gate)
     page.get_by_role("button", name="Create interview").click()

@@ -140,8 +140,8 @@ def launch_chromium(executable: str) -> Iterator[Any]:
 def press_button(page: Any, name: str) -> None:
     """Press a button below the code editors from the keyboard rather than click it. Under load a click once
     reached the page and its form never posted (the server saw no request in 20 s), in the lobby and on the
-    draft edit page: most likely the editors' late measure moved the button from under the click point. A
-    key press on the focused button has no point to miss."""
+    draft edit page. Why is not known: a layout-shift observer on a quiet draft edit page saw the buttons
+    never move after load. A key press on the focused button does not depend on where the button is."""
     page.get_by_role("button", name=name).press("Enter")
 
 
